@@ -1,0 +1,38 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run test lint format bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) manage.py migrate --noinput
+	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py runserver $(HOST):$(PORT)
+
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: install
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .hypothesis

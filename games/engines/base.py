@@ -1,0 +1,204 @@
+"""The engine contract every game implements.
+
+An engine is pure and deterministic: it never imports Django, never reads a clock and never draws a
+random number by itself. States and moves are plain JSON values (dicts, lists, ints, strings), so a
+state can be stored as a snapshot and a match is fully defined by its record.
+
+All randomness enters as *chance moves*: when ``to_move(state)`` contains ``CHANCE``, the platform
+asks ``sample_chance(state, rng)`` for an outcome (with the match's own generator) and applies
+it with ``apply(state, CHANCE, outcome)``. Replaying a record applies the same outcomes, so the
+site and ``manage.py replay`` agree by construction.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+State = dict[str, Any]
+Move = dict[str, Any]
+
+#: The pseudo-seat that plays chance moves (the deal, dice, bag draws, a neutral colour's picks).
+CHANCE = -1
+
+RECORD_FORMAT = "game-record/1"
+
+
+class IllegalMove(Exception):
+    """A move the rules do not allow; the message is a sentence a player understands."""
+
+
+class MalformedRecord(Exception):
+    """A game record that does not have the shape of ``game-record/1``."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The end of a game: a score and a rank per seat (ranks start at 1; equal ranks are ties)."""
+
+    scores: list[int]
+    ranks: list[int]
+    #: Game-specific detail for each seat or for the table (the spec of each game names the keys).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"scores": self.scores, "ranks": self.ranks, **self.extra}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A table option: its default and the values a table may choose."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...]
+    label: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "default": self.default,
+            "choices": list(self.choices),
+            "label": self.label,
+        }
+
+
+class Engine:
+    """Base class of the game engines. Subclasses implement the rules; this class holds the parts
+    of the contract that are the same for every game (options, records, ranks)."""
+
+    slug: str = ""
+    name: str = ""
+    min_players: int = 2
+    max_players: int = 2
+    option_specs: tuple[OptionSpec, ...] = ()
+
+    # --- set-up --------------------------------------------------------------------------------
+    def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:
+        raise NotImplementedError
+
+    def normalise_options(self, n_players: int, options: dict[str, Any] | None) -> dict[str, Any]:
+        """Fill defaults and refuse unknown options, bad values and a bad number of players."""
+        if not isinstance(n_players, int) or isinstance(n_players, bool):
+            raise IllegalMove("The number of players must be a whole number.")
+        if not self.min_players <= n_players <= self.max_players:
+            raise IllegalMove(
+                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
+                f"not {n_players}."
+            )
+        options = dict(options or {})
+        if not isinstance(options, dict):
+            raise IllegalMove("Table options must be an object.")
+        known = {spec.name: spec for spec in self.option_specs}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise IllegalMove(f"{self.name} has no option named {unknown[0]!r}.")
+        chosen = {}
+        for name, spec in known.items():
+            value = options.get(name, spec.default)
+            if value not in spec.choices or type(value) is not type(spec.default):
+                allowed = ", ".join(repr(c) for c in spec.choices)
+                raise IllegalMove(f"Option {name!r} must be one of {allowed}.")
+            chosen[name] = value
+        self.check_options_for_players(n_players, chosen)
+        return chosen
+
+    def check_options_for_players(self, n_players: int, options: dict[str, Any]) -> None:
+        """Hook for options that only suit some numbers of players."""
+
+    # --- turn structure ------------------------------------------------------------------------
+    def to_move(self, state: State) -> list[int]:
+        """The seats that may move now, ascending (``[CHANCE]`` for chance, ``[]`` at the end)."""
+        raise NotImplementedError
+
+    def is_over(self, state: State) -> bool:
+        return not self.to_move(state)
+
+    def legal(self, state: State, seat: int) -> Iterator[Move]:
+        """Every legal move of ``seat`` now, lazily: some games have too many to list at once."""
+        raise NotImplementedError
+
+    def check(self, state: State, seat: int, move: Any) -> None:
+        """Raise ``IllegalMove`` unless ``seat`` may play ``move`` now."""
+        raise NotImplementedError
+
+    def apply(self, state: State, seat: int, move: Any) -> State:
+        """Check the move and return the state after it; the given state is left untouched."""
+        raise NotImplementedError
+
+    def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        """A legal move drawn at random (the 'random player' of tests and load generators)."""
+        return rng.choice(list(self.legal(state, seat)))
+
+    # --- bots -----------------------------------------------------------------------------------
+    #: The strengths of bot this engine offers (1 plays sensibly; higher levels think harder).
+    bot_levels: tuple[int, ...] = (1,)
+
+    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
+        """A sensible legal move for ``seat``: it plays for a player out of time, fills practice
+        tables and drives load tests. ``rng`` only breaks ties and samples; never hidden facts."""
+        raise NotImplementedError
+
+    # --- chance --------------------------------------------------------------------------------
+    def chance_outcomes(self, state: State) -> list[tuple[Move, float]] | None:
+        """The distribution of the next chance move when it is small enough to list, else None
+        (a deal of 65 slices has too many outcomes; ``sample_chance`` still draws from it)."""
+        return None
+
+    def sample_chance(self, state: State, rng: random.Random) -> Move:
+        outcomes = self.chance_outcomes(state)
+        if outcomes is None:
+            raise NotImplementedError
+        moves, weights = zip(*outcomes, strict=True)
+        return rng.choices(moves, weights=weights)[0]
+
+    # --- the end -------------------------------------------------------------------------------
+    def result(self, state: State) -> GameResult:
+        raise NotImplementedError
+
+    def partial_scores(self, state: State) -> list[int]:
+        """Each seat's points as they stand (shown at the table while the game runs)."""
+        raise NotImplementedError
+
+    # --- what a seat may see -------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """Exactly what ``seat`` may see (``None``: a spectator)."""
+        raise NotImplementedError
+
+    # --- records -------------------------------------------------------------------------------
+    def record_header(self, state: State, seat: int | None) -> dict[str, Any]:
+        """Game-specific top-level record fields (what ``seat`` may see of them)."""
+        return {}
+
+    def record_move(self, seat: int, move: Move, viewer: int | None, final: bool) -> Move | None:
+        """How one applied move appears in the record ``viewer`` gets; None leaves it out."""
+        if seat == CHANCE:
+            return {"chance": move}
+        return {"seat": seat, **move}
+
+    def header_moves(self, record: dict[str, Any], n_players: int) -> list[tuple[str, int, Move]]:
+        """Moves a record keeps in its header (La Part du Chef's deal) as (label, seat, move), to
+        replay first; the label names the header field in error messages."""
+        return []
+
+    def parse_record_move(self, entry: Any, index: int) -> tuple[int, Move]:
+        """Turn one record entry into (seat, move)."""
+        if not isinstance(entry, dict):
+            raise MalformedRecord(f"move {index}: each move must be an object")
+        if "chance" in entry:
+            if set(entry) != {"chance"}:
+                raise MalformedRecord(f"move {index}: a chance move has only the key 'chance'")
+            return CHANCE, entry["chance"]
+        seat = entry.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            raise MalformedRecord(f"move {index}: 'seat' must be a seat number")
+        move = {key: value for key, value in entry.items() if key != "seat"}
+        return seat, move
+
+
+def competition_ranks(values: Sequence[float], higher_is_better: bool = True) -> list[int]:
+    """Ranks starting at 1 where equal values share a rank and the next rank skips (1, 1, 3)."""
+    sign = 1 if higher_is_better else -1
+    return [1 + sum(1 for other in values if sign * other > sign * mine) for mine in values]

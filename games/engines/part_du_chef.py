@@ -1,0 +1,651 @@
+"""La Part du Chef, exactly as ``spec/part-du-chef.md`` decides.
+
+A state is a JSON object. Slices are named by their global id (13 * pizza + position); their codes
+live in ``state["pizzas"]``, which only the engine reads: views show a pizza from its round on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from .base import (
+    CHANCE,
+    Engine,
+    GameResult,
+    IllegalMove,
+    MalformedRecord,
+    Move,
+    OptionSpec,
+    State,
+    competition_ranks,
+)
+from .registry import register
+
+PIZZAS = 5
+SLICES_PER_PIZZA = 13
+KINDS = "MRFVT"
+KIND_NAMES = {
+    "M": "Margherita",
+    "R": "Reine",
+    "F": "4 Fromages",
+    "V": "Végétarienne",
+    "T": "Truffe",
+}
+MAJORITY_VALUE = {"M": 3, "R": 5, "F": 7, "V": 9, "T": 11}
+#: Non-burnt slices in the game, by code (a finisher is marked later with a trailing ``*``).
+SLICE_COUNTS = {"M2": 8, "M3": 8, "R2": 14, "F1": 6, "F2": 5, "V1": 9, "T1": 7, "C": 3}
+CHILLI = "C"
+BURNT = "B"
+VARIETY_MULTIPLIER = len(KINDS)
+BURNT_PENALTY = 3
+#: Chilli assignments are compared on the higher-valued kinds first when they score the same.
+CHILLI_TIE_ORDER = "TVFRM"
+
+
+def kind_of(code: str) -> str | None:
+    """The kind letter of a slice code, or None for a chilli or a burnt slice."""
+    return code[0] if code[0] in KINDS else None
+
+
+def olives_of(code: str) -> int:
+    return int(code[1]) if kind_of(code) else 0
+
+
+def is_finisher(code: str) -> bool:
+    return code.endswith("*")
+
+
+def is_edible(code: str) -> bool:
+    return kind_of(code) is not None
+
+
+def slice_code(state: State, slice_id: int) -> str:
+    return state["pizzas"][slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
+
+
+def portions_of_cut(starts: list[int], pizza: int) -> list[list[int]]:
+    """The portions (lists of global slice ids) that a cut at ``starts`` makes, in sorted order:
+    portion j runs from s_j up to s_{j+1} - 1 and the last one wraps round to s_0 - 1."""
+    ordered = sorted(starts)
+    base = pizza * SLICES_PER_PIZZA
+    portions = []
+    for j, start in enumerate(ordered):
+        end = ordered[(j + 1) % len(ordered)]
+        length = (end - start) % SLICES_PER_PIZZA or SLICES_PER_PIZZA
+        portions.append([base + (start + step) % SLICES_PER_PIZZA for step in range(length)])
+    return portions
+
+
+class PartDuChef(Engine):
+    slug = "part-du-chef"
+    name = "La Part du Chef"
+    min_players = 2
+    max_players = 5
+    option_specs = (OptionSpec("marianne", False, (False, True), "La Marianne bonus card"),)
+
+    # --- set-up --------------------------------------------------------------------------------
+    def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:
+        options = self.normalise_options(n_players, options)
+        return {
+            "n": n_players,
+            "options": options,
+            "log": [],
+            "phase": "deal",
+            "first_chef": None,
+            "pizzas": None,
+            "round": 0,
+            "cut": None,
+            "portions": None,
+            "taken_by": None,
+            "choosers_done": 0,
+            "kept": [[] for _ in range(n_players)],
+            "eaten": [[] for _ in range(n_players)],
+            "olives": [0] * n_players,
+            "slice_points": [0] * n_players,
+            "marianne_used": not options["marianne"],
+        }
+
+    # --- whose turn ----------------------------------------------------------------------------
+    def chef(self, state: State) -> int:
+        return (state["first_chef"] + state["round"]) % state["n"]
+
+    def chooser(self, state: State) -> int:
+        """Seats chef+1, chef+2, … choose in turn; the chef comes last."""
+        return (self.chef(state) + 1 + state["choosers_done"]) % state["n"]
+
+    def to_move(self, state: State) -> list[int]:
+        phase = state["phase"]
+        if phase == "deal":
+            return [CHANCE]
+        if phase == "cut":
+            return [self.chef(state)]
+        if phase == "take":
+            return [self.chooser(state)]
+        return []
+
+    def marianne_holder(self, state: State) -> int | None:
+        """The card follows each round's chef until it is played."""
+        if state["marianne_used"] or state["phase"] not in ("cut", "take"):
+            return None
+        return self.chef(state)
+
+    def may_play_marianne(self, state: State, seat: int) -> bool:
+        return self.marianne_holder(state) == seat and seat in self.to_move(state)
+
+    # --- checking moves ------------------------------------------------------------------------
+    def check(self, state: State, seat: int, move: Any) -> None:
+        if not isinstance(move, dict) or len(move) == 0:
+            raise IllegalMove('A move must be an object such as {"cut": [...]}.')
+        if state["phase"] == "over":
+            raise IllegalMove("The game is over.")
+        if seat == CHANCE:
+            self._check_deal(state, move)
+            return
+        if seat not in self.to_move(state):
+            raise IllegalMove("It is not your turn.")
+        if "marianne" in move:
+            self._check_marianne(state, seat, move)
+        elif state["phase"] == "cut":
+            self._check_cut(state, move)
+        else:
+            self._check_take(state, seat, move)
+
+    def _check_deal(self, state: State, move: Move) -> None:
+        if state["phase"] != "deal":
+            raise IllegalMove("The pizzas have already been dealt.")
+        if set(move) != {"deal"} or not isinstance(move["deal"], dict):
+            raise IllegalMove('A deal is {"deal": {"first_chef": …, "pizzas": […]}}.')
+        deal = move["deal"]
+        first_chef = deal.get("first_chef")
+        if not _is_int(first_chef) or not 0 <= first_chef < state["n"]:
+            raise IllegalMove(f"The first chef must be a seat from 0 to {state['n'] - 1}.")
+        check_pizzas(deal.get("pizzas"))
+
+    def _check_cut(self, state: State, move: Move) -> None:
+        if set(move) != {"cut"}:
+            raise IllegalMove('The chef must cut the pizza: {"cut": [start positions]}.')
+        starts = move["cut"]
+        n = state["n"]
+        if not isinstance(starts, list) or not all(_is_int(s) for s in starts):
+            raise IllegalMove("A cut is a list of start positions from 0 to 12.")
+        if len(starts) != n:
+            raise IllegalMove(f"Cut the pizza into {n} portions: name {n} start positions.")
+        if any(not 0 <= s < SLICES_PER_PIZZA for s in starts):
+            raise IllegalMove("Start positions go from 0 to 12.")
+        if len(set(starts)) != n:
+            raise IllegalMove("Each start position may be named only once.")
+
+    def _check_take(self, state: State, seat: int, move: Move) -> None:
+        extra = set(move) - {"take", "eat", "steal"}
+        if "take" not in move or extra:
+            raise IllegalMove(
+                'Take a portion: {"take": index, "eat": [slice ids], "steal": {kind: seat}}.'
+            )
+        index = move["take"]
+        portions = state["portions"]
+        if not _is_int(index) or not 0 <= index < len(portions):
+            raise IllegalMove(f"Portions are numbered 0 to {len(portions) - 1}.")
+        if state["taken_by"][index] is not None:
+            raise IllegalMove(f"Portion {index} has already been taken.")
+        portion = portions[index]
+        eat = move.get("eat", [])
+        if not isinstance(eat, list) or not all(_is_int(i) for i in eat):
+            raise IllegalMove("'eat' lists the ids of the slices you eat.")
+        if len(set(eat)) != len(eat):
+            raise IllegalMove("Each slice can be eaten only once.")
+        for slice_id in eat:
+            if slice_id not in portion:
+                raise IllegalMove(f"Slice {slice_id} is not in portion {index}.")
+            code = slice_code(state, slice_id)
+            if code == CHILLI:
+                raise IllegalMove("A chilli cannot be eaten.")
+            if code == BURNT:
+                raise IllegalMove("The burnt slice cannot be eaten.")
+        self._check_steals(state, seat, portion, eat, move.get("steal", {}))
+
+    def _check_steals(
+        self, state: State, seat: int, portion: list[int], eat: list[int], steal: Any
+    ) -> None:
+        if not isinstance(steal, dict):
+            raise IllegalMove("'steal' maps a kind letter to the seat you take a slice from.")
+        kept_finishers = self._kept_finisher_kinds(state, portion, eat)
+        for kind, target in steal.items():
+            if kind not in KINDS:
+                raise IllegalMove(f"{kind!r} is not a kind: use one of M, R, F, V, T.")
+            if kind not in kept_finishers:
+                raise IllegalMove(
+                    f"You keep no {KIND_NAMES[kind]} finisher in this portion, so you cannot steal."
+                )
+            if not _is_int(target) or not 0 <= target < state["n"] or target == seat:
+                raise IllegalMove("You can only steal from an opponent at this table.")
+            if not self._kept_of_kind(state, target, kind):
+                raise IllegalMove(f"Seat {target} keeps no {KIND_NAMES[kind]} slice to take.")
+
+    def _kept_finisher_kinds(self, state: State, portion: list[int], eat: list[int]) -> set[str]:
+        eaten = set(eat)
+        return {
+            kind_of(slice_code(state, i))
+            for i in portion
+            if i not in eaten and is_finisher(slice_code(state, i))
+        }
+
+    def _kept_of_kind(self, state: State, seat: int, kind: str) -> list[int]:
+        return [i for i in state["kept"][seat] if kind_of(slice_code(state, i)) == kind]
+
+    def _check_marianne(self, state: State, seat: int, move: Move) -> None:
+        if set(move) != {"marianne"}:
+            raise IllegalMove("Play La Marianne on its own, before your move.")
+        if not state["options"]["marianne"]:
+            raise IllegalMove("This table plays without La Marianne.")
+        if state["marianne_used"]:
+            raise IllegalMove("La Marianne has already been played.")
+        if self.marianne_holder(state) != seat:
+            raise IllegalMove("Only the chef holding La Marianne may play it.")
+        swap = move["marianne"]
+        if not isinstance(swap, dict) or set(swap) != {"give", "get"}:
+            raise IllegalMove(
+                'La Marianne is {"give": [two ids], "get": [[seat, id], [seat, id]]}.'
+            )
+        give, get = swap["give"], swap["get"]
+        if (
+            not isinstance(give, list)
+            or len(give) != 2
+            or not all(_is_int(i) for i in give)
+            or len(set(give)) != 2
+        ):
+            raise IllegalMove("Give exactly two different slices of yours.")
+        if any(i not in state["kept"][seat] for i in give):
+            raise IllegalMove("You can only give slices you keep.")
+        if (
+            not isinstance(get, list)
+            or len(get) != 2
+            or not all(isinstance(g, list) and len(g) == 2 and all(map(_is_int, g)) for g in get)
+        ):
+            raise IllegalMove("Get exactly two slices, each written [seat, slice id].")
+        if get[0][1] == get[1][1]:
+            raise IllegalMove("Get two different slices.")
+        for other, slice_id in get:
+            if not 0 <= other < state["n"] or other == seat:
+                raise IllegalMove("Swap with other players at this table.")
+            if slice_id not in state["kept"][other]:
+                raise IllegalMove(f"Seat {other} does not keep slice {slice_id}.")
+
+    # --- applying moves ------------------------------------------------------------------------
+    def apply(self, state: State, seat: int, move: Any) -> State:
+        self.check(state, seat, move)
+        new = dict(state)
+        new["log"] = [*state["log"], [seat, move]]
+        if seat == CHANCE:
+            self._apply_deal(new, move["deal"])
+        elif "marianne" in move:
+            self._apply_marianne(new, seat, move["marianne"])
+        elif new["phase"] == "cut":
+            self._apply_cut(new, move["cut"])
+        else:
+            self._apply_take(new, seat, move)
+        return new
+
+    def _apply_deal(self, new: State, deal: dict[str, Any]) -> None:
+        new["first_chef"] = deal["first_chef"]
+        new["pizzas"] = [list(pizza) for pizza in deal["pizzas"]]
+        new["phase"] = "cut"
+
+    def _apply_cut(self, new: State, starts: list[int]) -> None:
+        new["cut"] = sorted(starts)
+        new["portions"] = portions_of_cut(starts, new["round"])
+        new["taken_by"] = [None] * new["n"]
+        new["choosers_done"] = 0
+        new["phase"] = "take"
+
+    def _apply_take(self, new: State, seat: int, move: Move) -> None:
+        index = move["take"]
+        portion = new["portions"][index]
+        eaten_now = set(move.get("eat", []))
+        kept = [list(k) for k in new["kept"]]
+        eaten = [list(e) for e in new["eaten"]]
+        olives = list(new["olives"])
+        slice_points = list(new["slice_points"])
+        for slice_id in portion:
+            code = slice_code(new, slice_id)
+            if code != BURNT:
+                slice_points[seat] += 1
+            if slice_id in eaten_now:
+                eaten[seat].append(slice_id)
+                olives[seat] += olives_of(code)
+            else:
+                kept[seat].append(slice_id)
+        new["kept"] = kept
+        steal = move.get("steal", {})
+        for kind in KINDS:
+            if kind in steal:
+                target = steal[kind]
+                taken = min(self._kept_of_kind(new, target, kind))
+                kept[target].remove(taken)
+                kept[seat].append(taken)
+        new["kept"] = [sorted(k) for k in kept]
+        new["eaten"] = [sorted(e) for e in eaten]
+        new["olives"] = olives
+        new["slice_points"] = slice_points
+        taken_by = list(new["taken_by"])
+        taken_by[index] = seat
+        new["taken_by"] = taken_by
+        new["choosers_done"] += 1
+        if new["choosers_done"] == new["n"]:
+            self._end_round(new)
+
+    def _end_round(self, new: State) -> None:
+        new["round"] += 1
+        new["cut"] = None
+        new["portions"] = None
+        new["taken_by"] = None
+        new["choosers_done"] = 0
+        new["phase"] = "over" if new["round"] == PIZZAS else "cut"
+
+    def _apply_marianne(self, new: State, seat: int, swap: dict[str, Any]) -> None:
+        kept = [list(k) for k in new["kept"]]
+        for given, (other, got) in zip(swap["give"], swap["get"], strict=True):
+            kept[seat].remove(given)
+            kept[other].append(given)
+            kept[other].remove(got)
+            kept[seat].append(got)
+        new["kept"] = [sorted(k) for k in kept]
+        new["marianne_used"] = True
+
+    # --- legal moves ---------------------------------------------------------------------------
+    def legal(self, state: State, seat: int) -> Iterator[Move]:
+        if seat not in self.to_move(state) or seat == CHANCE:
+            return
+        if state["phase"] == "cut":
+            for starts in itertools.combinations(range(SLICES_PER_PIZZA), state["n"]):
+                yield {"cut": list(starts)}
+        else:
+            for index, owner in enumerate(state["taken_by"]):
+                if owner is None:
+                    yield from self._takes_of_portion(state, seat, index)
+        if self.may_play_marianne(state, seat):
+            yield from self._marianne_swaps(state, seat)
+
+    def _takes_of_portion(self, state: State, seat: int, index: int) -> Iterator[Move]:
+        portion = state["portions"][index]
+        edible = [i for i in portion if is_edible(slice_code(state, i))]
+        for size in range(len(edible) + 1):
+            for eat in itertools.combinations(edible, size):
+                for steal in self._steal_choices(state, seat, portion, list(eat)):
+                    move: Move = {"take": index, "eat": list(eat)}
+                    if steal:
+                        move["steal"] = steal
+                    yield move
+
+    def _steal_choices(
+        self, state: State, seat: int, portion: list[int], eat: list[int]
+    ) -> Iterator[dict[str, int]]:
+        per_kind = []
+        for kind in sorted(self._kept_finisher_kinds(state, portion, eat), key=KINDS.index):
+            targets = self.steal_targets(state, seat, kind)
+            per_kind.append([(kind, None)] + [(kind, t) for t in targets])
+        for combo in itertools.product(*per_kind):
+            yield {kind: target for kind, target in combo if target is not None}
+
+    def steal_targets(self, state: State, seat: int, kind: str) -> list[int]:
+        """The opponents who keep a slice of ``kind`` (a finisher of it could take from them)."""
+        return [
+            other
+            for other in range(state["n"])
+            if other != seat and self._kept_of_kind(state, other, kind)
+        ]
+
+    def _marianne_swaps(self, state: State, seat: int) -> Iterator[Move]:
+        others = [
+            [other, i] for other in range(state["n"]) if other != seat for i in state["kept"][other]
+        ]
+        for give in itertools.combinations(state["kept"][seat], 2):
+            for get in itertools.permutations(others, 2):
+                yield {"marianne": {"give": list(give), "get": [list(get[0]), list(get[1])]}}
+
+    def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        if self.may_play_marianne(state, seat) and rng.random() < 0.25:
+            swap = self._random_marianne(state, seat, rng)
+            if swap is not None:
+                return swap
+        if state["phase"] == "cut":
+            return {"cut": sorted(rng.sample(range(SLICES_PER_PIZZA), state["n"]))}
+        index = rng.choice([j for j, owner in enumerate(state["taken_by"]) if owner is None])
+        portion = state["portions"][index]
+        eat = [i for i in portion if is_edible(slice_code(state, i)) and rng.random() < 0.5]
+        move: Move = {"take": index, "eat": eat}
+        steal = {}
+        for kind in sorted(self._kept_finisher_kinds(state, portion, eat), key=KINDS.index):
+            choice = rng.choice([None, *self.steal_targets(state, seat, kind)])
+            if choice is not None:
+                steal[kind] = choice
+        if steal:
+            move["steal"] = steal
+        return move
+
+    def _random_marianne(self, state: State, seat: int, rng: random.Random) -> Move | None:
+        others = [[o, i] for o in range(state["n"]) if o != seat for i in state["kept"][o]]
+        if len(state["kept"][seat]) < 2 or len(others) < 2:
+            return None
+        give = rng.sample(state["kept"][seat], 2)
+        get = rng.sample(others, 2)
+        return {"marianne": {"give": give, "get": get}}
+
+    # --- bots -----------------------------------------------------------------------------------
+    bot_levels = (1, 2)
+
+    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
+        from .part_du_chef_bot import bot_move
+
+        return bot_move(state, seat, rng, level)
+
+    # --- chance --------------------------------------------------------------------------------
+    def sample_chance(self, state: State, rng: random.Random) -> Move:
+        if state["phase"] != "deal":
+            raise IllegalMove("No chance move is due.")
+        return {"deal": {"first_chef": rng.randrange(state["n"]), "pizzas": deal_pizzas(rng)}}
+
+    # --- scoring -------------------------------------------------------------------------------
+    def partial_scores(self, state: State) -> list[int]:
+        return [o + s for o, s in zip(state["olives"], state["slice_points"], strict=True)]
+
+    def kind_counts(self, state: State, seat: int) -> dict[str, int]:
+        """Kept slices per kind, without chillies."""
+        counts = dict.fromkeys(KINDS, 0)
+        for slice_id in state["kept"][seat]:
+            kind = kind_of(slice_code(state, slice_id))
+            if kind:
+                counts[kind] += 1
+        return counts
+
+    def final_counts(self, state: State) -> list[dict[str, Any]]:
+        """Each seat's kind counts with its chillies assigned as the spec decides."""
+        raw = [self.kind_counts(state, seat) for seat in range(state["n"])]
+        chillies = [self.held(state, seat, CHILLI) for seat in range(state["n"])]
+        out = []
+        for seat in range(state["n"]):
+            others = [raw[o] for o in range(state["n"]) if o != seat]
+            assignment = best_chilli_assignment(raw[seat], others, chillies[seat])
+            counts = {k: raw[seat][k] + assignment[k] for k in KINDS}
+            out.append({"counts": counts, "chillies": assignment})
+        return out
+
+    def held(self, state: State, seat: int, code: str) -> int:
+        return sum(1 for i in state["kept"][seat] if slice_code(state, i) == code)
+
+    def breakdown(self, state: State) -> list[dict[str, int]]:
+        counts = [entry["counts"] for entry in self.final_counts(state)]
+        rows = []
+        for seat in range(state["n"]):
+            majority = majority_points(counts[seat], counts[:seat] + counts[seat + 1 :])
+            variety = VARIETY_MULTIPLIER * min(counts[seat].values())
+            burnt = -BURNT_PENALTY * self.held(state, seat, BURNT)
+            olives, slice_points = state["olives"][seat], state["slice_points"][seat]
+            rows.append(
+                {
+                    "olives": olives,
+                    "slice_points": slice_points,
+                    "majority": majority,
+                    "variety": variety,
+                    "burnt": burnt,
+                    "total": olives + slice_points + majority + variety + burnt,
+                }
+            )
+        return rows
+
+    def result(self, state: State) -> GameResult:
+        rows = self.breakdown(state)
+        scores = [row["total"] for row in rows]
+        return GameResult(scores, competition_ranks(scores), {"breakdown": rows})
+
+    # --- views ---------------------------------------------------------------------------------
+    def revealed_rounds(self, state: State) -> int:
+        """How many pizzas everyone has seen: all up to the current round's."""
+        if state["pizzas"] is None:
+            return 0
+        return min(PIZZAS, state["round"] + 1)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        n = state["n"]
+        revealed = self.revealed_rounds(state)
+        pizzas = [list(p) for p in state["pizzas"][:revealed]] if state["pizzas"] else []
+        current = state["round"] if state["phase"] in ("cut", "take") else None
+        portions = None
+        if state["portions"] is not None:
+            portions = [
+                {"index": j, "slices": list(slices), "taken_by": state["taken_by"][j]}
+                for j, slices in enumerate(state["portions"])
+            ]
+        return {
+            "players": n,
+            "you": seat,
+            "phase": state["phase"],
+            "round": current,
+            "rounds": PIZZAS,
+            "chef": self.chef(state) if current is not None else None,
+            "first_chef": state["first_chef"],
+            "to_move": [s for s in self.to_move(state) if s != CHANCE],
+            "pizzas": pizzas,
+            "cut": state["cut"],
+            "portions": portions,
+            "seats": [
+                {
+                    "seat": s,
+                    "kept": list(state["kept"][s]),
+                    "eaten": list(state["eaten"][s]),
+                    "olives": state["olives"][s],
+                    "slice_points": state["slice_points"][s],
+                    "counts": self.kind_counts(state, s) if state["pizzas"] else {},
+                }
+                for s in range(n)
+            ],
+            "marianne": (
+                {"in_play": not state["marianne_used"], "holder": self.marianne_holder(state)}
+                if state["options"]["marianne"]
+                else None
+            ),
+        }
+
+    # --- records -------------------------------------------------------------------------------
+    def record_header(self, state: State, seat: int | None) -> dict[str, Any]:
+        if state["pizzas"] is None:
+            return {"first_chef": None, "pizzas": None}
+        shown = PIZZAS if state["phase"] == "over" else self.revealed_rounds(state)
+        pizzas = [list(p) if k < shown else None for k, p in enumerate(state["pizzas"])]
+        return {"first_chef": state["first_chef"], "pizzas": pizzas}
+
+    def record_move(self, seat: int, move: Move, viewer: int | None, final: bool) -> Move | None:
+        if seat == CHANCE:
+            return None  # the deal lives in the header
+        return {"seat": seat, **move}
+
+    def header_moves(self, record: dict[str, Any], n_players: int) -> list[tuple[str, int, Move]]:
+        for field in ("first_chef", "pizzas"):
+            if field not in record:
+                raise MalformedRecord(f"a La Part du Chef record needs '{field}'")
+        deal = {"first_chef": record["first_chef"], "pizzas": record["pizzas"]}
+        return [("deal", CHANCE, {"deal": deal})]
+
+
+# --- the deal ----------------------------------------------------------------------------------
+def deal_pizzas(rng: random.Random) -> list[list[str]]:
+    """Shuffle the 60 slices that are not burnt (a random slice of each kind is its finisher),
+    give pizza k shuffled slices 12k..12k+11, then insert its burnt slice at a random position."""
+    slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count)]
+    for kind in KINDS:
+        of_kind = [i for i, code in enumerate(slices) if kind_of(code) == kind]
+        slices[rng.choice(of_kind)] += "*"
+    rng.shuffle(slices)
+    pizzas = []
+    for k in range(PIZZAS):
+        pizza = slices[12 * k : 12 * k + 12]
+        pizza.insert(rng.randrange(SLICES_PER_PIZZA), BURNT)
+        pizzas.append(pizza)
+    return pizzas
+
+
+def check_pizzas(pizzas: Any) -> None:
+    """Refuse a deal that is not 5 pizzas of 13 slices with the game's exact slices."""
+    if (
+        not isinstance(pizzas, list)
+        or len(pizzas) != PIZZAS
+        or not all(isinstance(p, list) and len(p) == SLICES_PER_PIZZA for p in pizzas)
+    ):
+        raise IllegalMove("The deal must be 5 pizzas of 13 slices each.")
+    codes = [code for pizza in pizzas for code in pizza]
+    if not all(isinstance(code, str) and code in VALID_CODES for code in codes):
+        raise IllegalMove("Every slice must be a code such as 'M2' or 'R2*'.")
+    for k, pizza in enumerate(pizzas):
+        if pizza.count(BURNT) != 1:
+            raise IllegalMove(f"Pizza {k} must have exactly one burnt slice.")
+    finishers = [code for code in codes if is_finisher(code)]
+    if sorted(kind_of(code[:-1]) or "?" for code in finishers) != sorted(KINDS):
+        raise IllegalMove("Each kind must have exactly one double finisher.")
+    plain = sorted(code.rstrip("*") for code in codes if code != BURNT)
+    expected = sorted(code for code, count in SLICE_COUNTS.items() for _ in range(count))
+    if plain != expected:
+        raise IllegalMove("The deal does not hold the game's 65 slices.")
+
+
+VALID_CODES = frozenset(
+    [*SLICE_COUNTS, BURNT] + [code + "*" for code in SLICE_COUNTS if kind_of(code)]
+)
+
+
+# --- end scoring -------------------------------------------------------------------------------
+def majority_points(mine: dict[str, int], others: list[dict[str, int]]) -> int:
+    """The values of the kinds where ``mine`` is at least 1 and no other count is higher."""
+    return sum(
+        MAJORITY_VALUE[k]
+        for k in KINDS
+        if mine[k] >= 1 and all(mine[k] >= other[k] for other in others)
+    )
+
+
+def chilli_assignments(chillies: int) -> Iterator[dict[str, int]]:
+    """Every way to give ``chillies`` chillies to the five kinds."""
+    for cuts in itertools.combinations_with_replacement(KINDS, chillies):
+        yield {k: cuts.count(k) for k in KINDS}
+
+
+def best_chilli_assignment(
+    raw: dict[str, int], others_raw: list[dict[str, int]], chillies: int
+) -> dict[str, int]:
+    """The assignment that maximises this player's own majority + variety points against the
+    other players' counts without chillies; ties go to more chillies on T, then V, F, R, M."""
+
+    def worth(assignment: dict[str, int]) -> tuple[int, tuple[int, ...]]:
+        counts = {k: raw[k] + assignment[k] for k in KINDS}
+        points = majority_points(counts, others_raw) + VARIETY_MULTIPLIER * min(counts.values())
+        return points, tuple(assignment[k] for k in CHILLI_TIE_ORDER)
+
+    return max(chilli_assignments(chillies), key=worth)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+ENGINE = register(PartDuChef())

@@ -1,0 +1,401 @@
+"""La Part du Chef, rule by rule (spec/part-du-chef.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games.engines import CHANCE, IllegalMove, get_engine
+from games.engines.base import competition_ranks
+from games.engines.part_du_chef import (
+    ENGINE,
+    best_chilli_assignment,
+    check_pizzas,
+    deal_pizzas,
+    portions_of_cut,
+)
+
+from .pdc_helpers import dealt, make_deal, play, with_holdings
+
+# Pizza 0 of most tests: positions 0..12.
+PIZZA = ["R2", "R2", "M2", "M2", "F1", "F1", "V1", "V1", "T1", "R2*", "C", "M3", "B"]
+#       0     1     2     3     4     5     6     7     8     9      10   11    12
+
+
+def zero(**counts: int) -> dict[str, int]:
+    return {k: counts.get(k, 0) for k in "MRFVT"}
+
+
+def refused(state: dict, seat: int, move: dict, words: str) -> None:
+    before = json.dumps(state, sort_keys=True)
+    with pytest.raises(IllegalMove, match=words):
+        ENGINE.apply(state, seat, move)
+    assert json.dumps(state, sort_keys=True) == before
+
+
+# --- the engine on the registry ------------------------------------------------------------------
+def test_the_registry_finds_the_engine_by_slug():
+    assert get_engine("part-du-chef") is ENGINE
+    with pytest.raises(KeyError):
+        get_engine("chess")
+
+
+def test_two_to_five_players():
+    for n in range(2, 6):
+        assert ENGINE.new_game(n)["n"] == n
+    for n in (1, 6):
+        with pytest.raises(IllegalMove, match="2 to 5 players"):
+            ENGINE.new_game(n)
+
+
+def test_unknown_or_bad_options_are_refused():
+    with pytest.raises(IllegalMove, match="no option"):
+        ENGINE.new_game(3, {"turbo": True})
+    with pytest.raises(IllegalMove, match="must be one of"):
+        ENGINE.new_game(3, {"marianne": "yes"})
+
+
+# --- the deal ------------------------------------------------------------------------------------
+def test_the_deal_is_a_chance_move_first():
+    state = ENGINE.new_game(3)
+    assert ENGINE.to_move(state) == [CHANCE]
+    with pytest.raises(IllegalMove):
+        ENGINE.apply(state, 0, {"cut": [0, 4, 8]})
+
+
+def test_the_deal_holds_65_slices_in_five_pizzas_with_one_burnt_and_one_finisher_per_kind():
+    import random
+
+    pizzas = deal_pizzas(random.Random(1))
+    check_pizzas(pizzas)
+    codes = [c for p in pizzas for c in p]
+    assert len(codes) == 65
+    assert all(p.count("B") == 1 for p in pizzas)
+    assert sorted(c[0] for c in codes if c.endswith("*")) == sorted("MRFVT")
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda p: p[0].__setitem__(0, "X9"), "code"),
+        (lambda p: p[0].__setitem__(p[0].index("B"), "M2"), "burnt"),
+        (lambda p: p.pop(), "5 pizzas"),
+        (lambda p: p[1].append("C"), "13 slices"),
+    ],
+)
+def test_a_deal_that_is_not_the_games_slices_is_refused(change, words):
+    pizzas = make_deal()
+    change(pizzas)
+    with pytest.raises(IllegalMove, match=words):
+        check_pizzas(pizzas)
+
+
+def test_a_deal_with_two_finishers_of_a_kind_is_refused():
+    pizzas = make_deal()
+    plain_m = next((k, i) for k, p in enumerate(pizzas) for i, c in enumerate(p) if c == "M2")
+    pizzas[plain_m[0]][plain_m[1]] = "M2*"
+    with pytest.raises(IllegalMove, match="one double finisher"):
+        check_pizzas(pizzas)
+
+
+# --- a round -------------------------------------------------------------------------------------
+def test_the_chef_of_pizza_k_is_first_chef_plus_k():
+    state = dealt(4, PIZZA, first_chef=2)
+    assert ENGINE.to_move(state) == [2]
+    state = play(state, (2, {"cut": [0, 3, 6, 9]}), (3, {"take": 0}), (0, {"take": 1}))
+    state = play(state, (1, {"take": 2}), (2, {"take": 3}))
+    assert state["round"] == 1
+    assert ENGINE.to_move(state) == [3]
+
+
+def test_cut_portions_run_from_each_start_and_the_last_wraps_round():
+    assert portions_of_cut([0, 4, 9], 0) == [[0, 1, 2, 3], [4, 5, 6, 7, 8], [9, 10, 11, 12]]
+    assert portions_of_cut([11, 2, 5], 0) == [[2, 3, 4], [5, 6, 7, 8, 9, 10], [11, 12, 0, 1]]
+    assert portions_of_cut([3, 12], 2) == [
+        [29, 30, 31, 32, 33, 34, 35, 36, 37],
+        [38, 26, 27, 28],
+    ]
+
+
+def test_a_cut_names_n_distinct_positions_from_0_to_12():
+    state = dealt(3, PIZZA)
+    refused(state, 0, {"cut": [0, 4]}, "3 portions")
+    refused(state, 0, {"cut": [0, 4, 4]}, "only once")
+    refused(state, 0, {"cut": [0, 4, 13]}, "0 to 12")
+    refused(state, 0, {"cut": "0 4 9"}, "list")
+    refused(state, 1, {"cut": [0, 4, 9]}, "not your turn")
+
+
+def test_seats_to_the_chefs_left_choose_in_order_and_the_chef_last():
+    state = dealt(4, PIZZA, first_chef=1)
+    state = play(state, (1, {"cut": [0, 3, 6, 9]}))
+    order = []
+    for _ in range(4):
+        seat = ENGINE.to_move(state)[0]
+        order.append(seat)
+        free = next(j for j, owner in enumerate(state["taken_by"]) if owner is None)
+        state = ENGINE.apply(state, seat, {"take": free})
+    assert order == [2, 3, 0, 1]
+
+
+def test_the_chef_receives_the_last_portion():
+    state = dealt(3, PIZZA)
+    state = play(state, (0, {"cut": [0, 4, 8]}), (1, {"take": 2}), (2, {"take": 0}))
+    refused(state, 0, {"take": 0}, "already been taken")
+    state = play(state, (0, {"take": 1, "eat": [4]}))
+    assert state["taken_by"] is None and state["round"] == 1
+    assert 5 in state["kept"][0] and 4 in state["eaten"][0]
+
+
+def test_a_taken_portion_cannot_be_taken_again():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 2}))
+    refused(state, 2, {"take": 2}, "already been taken")
+
+
+def test_an_eaten_slice_scores_its_olives_at_once_and_every_slice_but_burnt_one_point():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}))
+    state = play(state, (1, {"take": 2, "eat": [8, 11]}))
+    # Portion 2 is T1 R2* C M3 B: olives 1 (T1) + 3 (M3); slice points 4 (the burnt one none).
+    assert state["olives"][1] == 4
+    assert state["slice_points"][1] == 4
+    assert state["eaten"][1] == [8, 11]
+    assert state["kept"][1] == [9, 10, 12]
+
+
+def test_chilli_and_burnt_slices_cannot_be_eaten():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}))
+    refused(state, 1, {"take": 2, "eat": [10]}, "chilli cannot be eaten")
+    refused(state, 1, {"take": 2, "eat": [12]}, "burnt slice cannot be eaten")
+    refused(state, 1, {"take": 2, "eat": [0]}, "not in portion 2")
+    refused(state, 1, {"take": 2, "eat": [8, 8]}, "only once")
+
+
+def test_a_finisher_steals_the_chosen_opponents_kept_slice_of_its_kind_with_the_lowest_id():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}))
+    state = play(state, (1, {"take": 0}))  # seat 1 keeps R2 ids 0 and 1
+    state = play(state, (2, {"take": 2, "steal": {"R": 1}}))
+    assert state["kept"][1] == [1, 2, 3]
+    assert 0 in state["kept"][2]
+    assert 9 in state["kept"][2]
+
+
+def test_a_steal_is_optional():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    state = play(state, (2, {"take": 2}))
+    assert state["kept"][1] == [0, 1, 2, 3]
+
+
+def test_a_steal_needs_an_opponent_who_keeps_a_slice_of_the_kind():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}))
+    refused(state, 1, {"take": 2, "steal": {"R": 2}}, "keeps no Reine")
+    refused(state, 1, {"take": 2, "steal": {"R": 1}}, "opponent")
+    assert all("steal" not in move for move in ENGINE.legal(state, 1))
+
+
+def test_an_eaten_finisher_steals_nothing():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    refused(state, 2, {"take": 2, "eat": [9], "steal": {"R": 1}}, "no Reine finisher")
+
+
+def test_steals_resolve_after_the_portion_is_placed_in_kind_order():
+    pizza = ["M2*", "R2*", "M2", "R2", "F1", "F1", "V1", "V1", "T1", "R2", "C", "M3", "B"]
+    state = play(dealt(2, pizza), (0, {"cut": [0, 2]}), (1, {"take": 1}))
+    # Seat 1 keeps M2 (2), R2 (3) and more; seat 0's portion holds both finishers.
+    state = play(state, (0, {"take": 0, "steal": {"R": 1, "M": 1}}))
+    assert {0, 1, 2, 3} <= set(state["kept"][0])
+    assert 2 not in state["kept"][1] and 3 not in state["kept"][1]
+
+
+def test_slice_points_do_not_move_with_steals():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    state = play(state, (2, {"take": 2, "steal": {"R": 1}}))
+    assert state["slice_points"][1] == 4
+    assert state["slice_points"][2] == 4  # T1 R2* C M3, the burnt one scores none, the steal none
+
+
+def test_the_game_ends_after_the_fifth_pizza():
+    state = dealt(2, PIZZA)
+    for _ in range(5):
+        chef = ENGINE.to_move(state)[0]
+        state = play(state, (chef, {"cut": [0, 6]}), (1 - chef, {"take": 0}), (chef, {"take": 1}))
+    assert ENGINE.is_over(state)
+    assert ENGINE.to_move(state) == []
+    assert sum(len(k) + len(e) for k, e in zip(state["kept"], state["eaten"], strict=True)) == 65
+    refused(state, 0, {"cut": [0, 6]}, "over")
+
+
+# --- La Marianne ---------------------------------------------------------------------------------
+def test_without_the_option_la_marianne_cannot_be_played():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}), (2, {"take": 2}))
+    swap = {"marianne": {"give": [4, 5], "get": [[1, 0], [2, 8]]}}
+    refused(state, 0, swap, "without La Marianne")
+
+
+def test_la_marianne_passes_to_each_rounds_chef():
+    state = dealt(3, PIZZA, marianne=True, first_chef=1)
+    assert ENGINE.marianne_holder(state) == 1
+    state = play(
+        state, (1, {"cut": [0, 4, 8]}), (2, {"take": 0}), (0, {"take": 1}), (1, {"take": 2})
+    )
+    assert ENGINE.marianne_holder(state) == 2
+    assert ENGINE.view(state, 0)["marianne"] == {"in_play": True, "holder": 2}
+
+
+def test_la_marianne_swaps_two_for_two_then_leaves_the_game():
+    state = dealt(3, PIZZA, marianne=True)
+    state = play(state, (0, {"cut": [0, 4, 8]}), (1, {"take": 0}), (2, {"take": 2}))
+    state = play(state, (0, {"take": 1}))
+    assert ENGINE.marianne_holder(state) == 1
+    swap = {"marianne": {"give": [13, 14], "get": [[0, 4], [2, 8]]}}
+    refused(state, 1, swap, "only give slices you keep")
+    state = play(state, (1, {"cut": [0, 4, 8]}), (2, {"take": 0}), (0, {"take": 1}))
+    points_before = list(state["slice_points"])
+    swap = {"marianne": {"give": [0, 1], "get": [[0, 4], [2, 8]]}}
+    state = play(state, (1, swap))
+    assert {4, 8} <= set(state["kept"][1])
+    assert 0 in state["kept"][0] and 1 in state["kept"][2]
+    assert state["slice_points"] == points_before
+    assert ENGINE.to_move(state) == [1]  # the card comes before the turn's move
+    refused(state, 1, swap, "already been played")
+    state = play(state, (1, {"take": 2}))
+    assert ENGINE.marianne_holder(state) is None
+
+
+def test_only_the_holder_plays_la_marianne_and_only_on_their_turn():
+    state = dealt(3, PIZZA, marianne=True)
+    state = play(state, (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    swap = {"marianne": {"give": [0, 1], "get": [[0, 4], [0, 5]]}}
+    refused(state, 1, swap, "not your turn")
+    refused(state, 2, swap, "Only the chef")
+
+
+def test_la_marianne_may_swap_burnt_slices_and_chillies():
+    state = dealt(3, PIZZA, marianne=True)
+    state = play(
+        state, (0, {"cut": [0, 4, 8]}), (1, {"take": 2}), (2, {"take": 0}), (0, {"take": 1})
+    )
+    state = play(state, (1, {"cut": [0, 4, 8]}), (2, {"take": 0}), (0, {"take": 1}))
+    swap = {"marianne": {"give": [10, 12], "get": [[0, 4], [2, 0]]}}  # a chilli and the burnt slice
+    state = play(state, (1, swap))
+    assert 10 in state["kept"][0] and 12 in state["kept"][2]
+
+
+def test_a_marianne_swap_must_name_two_different_slices_of_other_players():
+    state = dealt(3, PIZZA, marianne=True)
+    state = play(state, (0, {"cut": [0, 4, 8]}), (1, {"take": 0}), (2, {"take": 2}))
+    state = play(
+        state, (0, {"take": 1}), (1, {"cut": [0, 4, 8]}), (2, {"take": 0}), (0, {"take": 1})
+    )
+    refused(state, 1, {"marianne": {"give": [0, 1], "get": [[0, 4], [0, 4]]}}, "different")
+    refused(state, 1, {"marianne": {"give": [0, 0], "get": [[0, 4], [0, 5]]}}, "two different")
+    refused(state, 1, {"marianne": {"give": [0, 1], "get": [[1, 2], [0, 5]]}}, "other players")
+    refused(state, 1, {"marianne": {"give": [0, 1], "get": [[0, 9], [0, 5]]}}, "does not keep")
+
+
+# --- end scoring ---------------------------------------------------------------------------------
+def test_majority_scores_the_kinds_value_for_everyone_tied_at_the_top():
+    state = with_holdings(3, [["T1", "T1", "M2"], ["T1", "T1"], ["T1", "M3", "M2"]])
+    rows = ENGINE.breakdown(state)
+    assert [r["majority"] for r in rows] == [11, 11, 3]
+
+
+def test_a_kind_nobody_keeps_scores_nothing():
+    state = with_holdings(2, [["F1"], []])
+    assert [r["majority"] for r in ENGINE.breakdown(state)] == [7, 0]
+
+
+def test_a_finisher_counts_one_slice_of_its_kind():
+    state = dealt(2, PIZZA)
+    state = {**state, "kept": [[9], [0]], "phase": "over", "round": 5}
+    assert ENGINE.kind_counts(state, 0)["R"] == 1
+    assert [r["majority"] for r in ENGINE.breakdown(state)] == [5, 5]
+
+
+def test_the_variety_bonus_is_five_times_the_smallest_kind_count():
+    two_each = ["M2", "M3", "R2", "R2", "F1", "F2", "V1", "V1", "T1", "T1"]
+    state = with_holdings(2, [two_each, two_each[:-1]])
+    assert [r["variety"] for r in ENGINE.breakdown(state)] == [10, 5]
+
+
+def test_one_kind_missing_gives_no_variety_bonus():
+    state = with_holdings(2, [["M2", "R2", "F1", "V1"], []])
+    assert ENGINE.breakdown(state)[0]["variety"] == 0
+
+
+def test_each_burnt_slice_held_at_the_end_costs_three():
+    state = with_holdings(2, [["B", "B"], ["B"]])
+    assert [r["burnt"] for r in ENGINE.breakdown(state)] == [-6, -3]
+
+
+def test_a_chilli_goes_to_the_kind_that_scores_its_holder_most():
+    # Alone, seat 0 would be behind on T (0 vs 1); a chilli there ties T for 11.
+    assert best_chilli_assignment(zero(M=1), [zero(T=1)], 1) == zero(T=1)
+    # On the missing kind a chilli both wins its majority and completes the variety bonus.
+    assert best_chilli_assignment(zero(M=2, R=1, F=1, V=1), [zero(M=5, R=5, F=5, V=5)], 1) == zero(
+        T=1
+    )
+    assert best_chilli_assignment(zero(M=3, R=3, F=3, V=3), [zero(T=9)], 1) == zero(T=1)
+    # M+2 and M+1 with one more anywhere both score 37; the tie puts the second chilli on T.
+    assert best_chilli_assignment(zero(T=1, V=1, F=1, R=1), [zero(M=3)], 2) == zero(M=1, T=1)
+
+
+def test_a_tie_between_chilli_assignments_goes_to_the_higher_valued_kind():
+    # Every assignment scores nothing: the chilli goes to T, then V, ...
+    assert best_chilli_assignment(zero(), [zero(M=5, R=5, F=5, V=5, T=5)], 1) == zero(T=1)
+    # Two chillies: only R can be won (5 points), with one chilli or two; the spare one goes to T.
+    others = [zero(M=9, F=9, T=9, V=3)]
+    assert best_chilli_assignment(zero(), others, 2) == zero(R=1, T=1)
+
+
+def test_chillies_are_judged_against_counts_without_chillies_then_apply_together():
+    # Seats 0 and 1 hold one T and a chilli each; seat 2 leads every other kind. Each puts the
+    # chilli on T expecting to lead it 2-1; applied together, T is tied 2-2.
+    rest = ["M2", "M2", "R2", "R2", "F1", "F1", "V1", "V1"]
+    state = with_holdings(3, [["T1", "C"], ["T1", "C"], rest])
+    counts = ENGINE.final_counts(state)
+    assert counts[0]["chillies"]["T"] == 1 and counts[1]["chillies"]["T"] == 1
+    assert [r["majority"] for r in ENGINE.breakdown(state)] == [11, 11, 3 + 5 + 7 + 9]
+
+
+def test_the_total_adds_olives_slice_points_majority_variety_and_burnt():
+    state = with_holdings(2, [["T1", "B"], ["M2"]], olives=[4, 7], slice_points=[9, 3])
+    row = ENGINE.breakdown(state)[0]
+    assert row == {
+        "olives": 4,
+        "slice_points": 9,
+        "majority": 11,
+        "variety": 0,
+        "burnt": -3,
+        "total": 21,
+    }
+
+
+def test_equal_totals_share_a_rank():
+    assert competition_ranks([50, 61, 50, 40]) == [2, 1, 2, 4]
+    state = with_holdings(3, [["T1"], ["T1"], []], olives=[0, 0, 0], slice_points=[1, 1, 0])
+    result = ENGINE.result(state)
+    assert result.scores == [12, 12, 0]
+    assert result.ranks == [1, 1, 3]
+
+
+# --- what a seat sees ---------------------------------------------------------------------------
+def test_views_show_a_pizza_only_from_its_round_on():
+    state = dealt(3, PIZZA)
+    for seat in (0, 1, 2, None):
+        view = ENGINE.view(state, seat)
+        assert view["pizzas"] == [PIZZA]
+        assert json.dumps(view).count('"B"') == 1
+    state = play(
+        state, (0, {"cut": [0, 4, 8]}), (1, {"take": 0}), (2, {"take": 1}), (0, {"take": 2})
+    )
+    assert len(ENGINE.view(state, 1)["pizzas"]) == 2
+
+
+def test_the_record_of_a_running_game_hides_later_pizzas():
+    from games.engines.records import export_record
+
+    state = dealt(3, PIZZA)
+    record = export_record(ENGINE, state, ["a", "b", "c"], viewer=0)
+    assert record["pizzas"][0] == PIZZA
+    assert record["pizzas"][1:] == [None] * 4

@@ -1,0 +1,86 @@
+"""Properties of La Part du Chef over thousands of random games (hypothesis)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engines import CHANCE
+from games.engines.part_du_chef import BURNT, ENGINE, PIZZAS
+from games.engines.records import export_record, replay
+
+from .pdc_helpers import random_game
+
+GAMES = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def sample_legal(state: dict, seat: int, rng: random.Random, k: int = 3) -> list[dict]:
+    """A few of the listed legal moves, drawn from the start of the list and from anywhere in it."""
+    moves = list(itertools.islice(ENGINE.legal(state, seat), 5000))
+    return moves[:2] + rng.sample(moves, min(k, len(moves)))
+
+
+def with_hidden_pizzas_redealt(state: dict, rng: random.Random) -> dict:
+    """The same state with the pizzas nobody has seen yet dealt differently."""
+    revealed = ENGINE.revealed_rounds(state)
+    hidden = [c for p in state["pizzas"][revealed:] for c in p if c != BURNT]
+    rng.shuffle(hidden)
+    pizzas = [list(p) for p in state["pizzas"][:revealed]]
+    for k in range(PIZZAS - revealed):
+        pizzas.append([*hidden[12 * k : 12 * k + 12], BURNT])
+    return {**state, "pizzas": pizzas}
+
+
+@GAMES
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), marianne=st.booleans())
+def test_random_games_end_with_every_slice_accounted_for_and_replay_to_the_same_result(
+    seed, n, marianne
+):
+    state = random_game(seed, n, marianne)
+    assert ENGINE.is_over(state)
+    held = [i for seat in range(n) for i in (*state["kept"][seat], *state["eaten"][seat])]
+    assert sorted(held) == list(range(65))
+    assert len(state["log"]) <= 1 + PIZZAS * (1 + n) + 1
+    record = json.loads(json.dumps(export_record(ENGINE, state, [f"p{i}" for i in range(n)])))
+    _, replayed = replay(record)
+    assert ENGINE.result(replayed) == ENGINE.result(state)
+    result = ENGINE.result(state)
+    assert result.scores == [row["total"] for row in result.extra["breakdown"]]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), marianne=st.booleans())
+def test_every_listed_legal_move_applies_and_no_view_shows_an_unrevealed_pizza(seed, n, marianne):
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n, {"marianne": marianne})
+    while not ENGINE.is_over(state):
+        seat = ENGINE.to_move(state)[0]
+        if seat == CHANCE:
+            state = ENGINE.apply(state, CHANCE, ENGINE.sample_chance(state, rng))
+            continue
+        for move in sample_legal(state, seat, rng):
+            ENGINE.apply(state, seat, move)
+        twin = with_hidden_pizzas_redealt(state, rng)
+        for viewer in (*range(n), None):
+            assert ENGINE.view(state, viewer) == ENGINE.view(twin, viewer)
+            seen = export_record(ENGINE, state, ["x"] * n, viewer)
+            assert seen == export_record(ENGINE, twin, ["x"] * n, viewer)
+        state = ENGINE.apply(state, seat, ENGINE.random_move(state, seat, rng))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), marianne=st.booleans())
+def test_bots_of_both_levels_play_only_legal_moves(seed, n, marianne):
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n, {"marianne": marianne})
+    while not ENGINE.is_over(state):
+        seat = ENGINE.to_move(state)[0]
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = ENGINE.bot_move(state, seat, rng, level=1 + seat % 2 if seed % 7 == 0 else 1)
+        state = ENGINE.apply(state, seat, move)
