@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "template_partials",
+    "players",
     "games",
 ]
 

@@ -1,0 +1,159 @@
+"""Matches, their seats and their moves. The move log is the truth; ``Match.state`` is a snapshot
+of the engine state after the last move, kept for speed. Only ``games.services`` changes them."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def new_seed() -> str:
+    return secrets.token_hex(32)
+
+
+class MatchQuerySet(models.QuerySet):
+    def open(self) -> MatchQuerySet:
+        return self.filter(status=Match.Status.OPEN)
+
+    def playing(self) -> MatchQuerySet:
+        return self.filter(status=Match.Status.PLAYING)
+
+    def visible_in_lobby(self) -> MatchQuerySet:
+        return self.open().filter(private=False)
+
+
+class Match(models.Model):
+    class Mode(models.TextChoices):
+        FRIENDLY = "friendly", _("Friendly")
+        RANKED = "ranked", _("Ranked")
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Open")
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")
+        ABORTED = "aborted", _("Aborted")
+
+    game = models.CharField(_("game"), max_length=40)
+    mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices, default=Mode.FRIENDLY)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    options = models.JSONField(default=dict)
+    seats_count = models.PositiveSmallIntegerField(_("seats"))
+    private = models.BooleanField(_("private"), default=False)
+    invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    #: Seconds a player has for a turn; None: no timer (friendly tables only).
+    turn_seconds = models.PositiveIntegerField(_("turn timer"), null=True, blank=True)
+    #: Counts every change of the table; a move must name the version it was made on.
+    version = models.PositiveIntegerField(default=0)
+    state = models.JSONField(null=True, blank=True)
+    #: The source of every chance move. It never leaves the server: a player who knew it could
+    #: compute the pizzas still to come.
+    seed = models.CharField(max_length=64, default=new_seed)
+    deadline = models.DateTimeField(null=True, blank=True)
+    had_first_move = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [
+            models.Index(fields=["status", "game"]),
+            models.Index(fields=["status", "deadline"]),
+            models.Index(fields=["-finished_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} #{self.pk} ({self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+    @property
+    def is_playing(self) -> bool:
+        return self.status == self.Status.PLAYING
+
+    @property
+    def is_over(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.ABORTED)
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    #: None for a bot seat.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="seats",
+    )
+    bot_level = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.IntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    timeouts_in_row = models.PositiveSmallIntegerField(default=0)
+    #: Three timeouts in a row: the bot plays on for this seat and it ranks last.
+    abandoned = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="one_player_per_seat"),
+            models.UniqueConstraint(
+                fields=["match", "user"],
+                condition=models.Q(user__isnull=False),
+                name="one_seat_per_player",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.index} of {self.match_id}"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.user_id is None
+
+    @property
+    def plays_automatically(self) -> bool:
+        return self.is_bot or self.abandoned
+
+    @property
+    def display_name(self) -> str:
+        if self.user_id is None:
+            return str(_("Bot (level %(level)s)") % {"level": self.bot_level})
+        return self.user.username
+
+
+class Move(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    #: The move's index in the match's log (chance moves included).
+    number = models.PositiveIntegerField()
+    #: The seat that moved, or -1 for a chance move.
+    seat = models.SmallIntegerField()
+    payload = models.JSONField()
+    by_bot = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="one_move_per_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"move {self.number} of {self.match_id}"

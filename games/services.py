@@ -1,0 +1,366 @@
+"""The only code that changes a match. Every function runs in one transaction, locks the match row
+first, checks in a fixed order and tells the table's listeners after the commit (never before: a
+rolled-back change must not ring the doorbell).
+
+HTML views, the JSON API, consumers and the worker all call these functions; none has rules of
+its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.dispatch import Signal
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from . import notify
+from .engines import CHANCE, Engine, IllegalMove, get_engine
+from .engines.base import competition_ranks
+from .models import Match, Move, Seat
+
+#: Sent inside the transaction that finishes a match (``match``: the finished Match). Ratings and
+#: arenas listen; what they write commits or rolls back with the match's end.
+match_finished = Signal()
+
+TURN_SECONDS_CHOICES = (15, 30, 60, 120, 300, 900, 3600, 86400)
+DEFAULT_RANKED_TURN_SECONDS = 60
+TIMEOUTS_TO_ABANDON = 3
+
+
+class ServiceError(Exception):
+    """A refusal with a sentence a person can act on; ``status`` is the HTTP status for the API."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class BadRequest(ServiceError):
+    status = 400
+
+
+class NotAllowed(ServiceError):
+    status = 403
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class Conflict(ServiceError):
+    status = 409
+
+
+# --- reading -------------------------------------------------------------------------------------
+def engine_for(match: Match) -> Engine:
+    return get_engine(match.game)
+
+
+def seat_of(match: Match, user: AbstractBaseUser | None) -> Seat | None:
+    if user is None or not user.is_authenticated:
+        return None
+    return next((s for s in match.seats.all() if s.user_id == user.pk), None)
+
+
+def may_watch(match: Match, user: AbstractBaseUser | None, invite_code: str | None = None) -> bool:
+    """Public tables are open to every spectator; a private one to its players and invitees."""
+    if not match.private:
+        return True
+    if invite_code and invite_code == match.invite_code:
+        return True
+    return seat_of(match, user) is not None
+
+
+def _locked(match_id: int) -> Match:
+    try:
+        return Match.objects.select_for_update().get(pk=match_id)
+    except (Match.DoesNotExist, ValueError, TypeError):
+        raise NotFound(_("There is no such table.")) from None
+
+
+# --- opening and joining tables ------------------------------------------------------------------
+def create_table(
+    user: AbstractBaseUser,
+    game: str,
+    *,
+    mode: str = Match.Mode.FRIENDLY,
+    seats: int | None = None,
+    options: dict[str, Any] | None = None,
+    private: bool = False,
+    turn_seconds: int | None = None,
+) -> Match:
+    """Open a table; its creator takes seat 0."""
+    try:
+        engine = get_engine(game)
+    except KeyError:
+        raise BadRequest(_("There is no game called %(game)r.") % {"game": game}) from None
+    if mode not in Match.Mode.values:
+        raise BadRequest(_("The mode must be 'friendly' or 'ranked'."))
+    seats = engine.min_players if seats is None else seats
+    if not isinstance(seats, int) or isinstance(seats, bool):
+        raise BadRequest(_("The number of seats must be a whole number."))
+    try:
+        options = engine.normalise_options(seats, options)
+    except IllegalMove as error:
+        raise BadRequest(str(error)) from None
+    if not isinstance(private, bool):
+        raise BadRequest(_("'private' must be true or false."))
+    turn_seconds = _checked_turn_seconds(mode, turn_seconds)
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=engine.slug,
+            mode=mode,
+            seats_count=seats,
+            options=options,
+            private=private,
+            turn_seconds=turn_seconds,
+            created_by=user,
+        )
+        Seat.objects.create(match=match, index=0, user=user)
+        _changed(match, lobby=True)
+    return match
+
+
+def _checked_turn_seconds(mode: str, turn_seconds: Any) -> int | None:
+    if turn_seconds is None:
+        return DEFAULT_RANKED_TURN_SECONDS if mode == Match.Mode.RANKED else None
+    if not isinstance(turn_seconds, int) or isinstance(turn_seconds, bool):
+        raise BadRequest(_("The turn timer must be a number of seconds."))
+    if not 10 <= turn_seconds <= 7 * 86400:
+        raise BadRequest(_("The turn timer must be between 10 seconds and 7 days."))
+    return turn_seconds
+
+
+def join_table(user: AbstractBaseUser, match_id: int, invite_code: str | None = None) -> Match:
+    """Take the first free seat; the match starts by itself when the last seat is taken."""
+    with transaction.atomic():
+        match = _locked(match_id)
+        if match.private and invite_code != match.invite_code and seat_of(match, user) is None:
+            raise NotAllowed(_("This table is private: you need its invitation link."))
+        if not match.is_open:
+            raise Conflict(_("This table has already started."))
+        if seat_of(match, user) is not None:
+            raise Conflict(_("You already have a seat at this table."))
+        taken = {s.index for s in match.seats.all()}
+        free = [i for i in range(match.seats_count) if i not in taken]
+        if not free:
+            raise Conflict(_("This table is full."))
+        try:
+            with transaction.atomic():
+                Seat.objects.create(match=match, index=free[0], user=user)
+        except IntegrityError:
+            raise Conflict(_("This table is full.")) from None
+        _start_if_full(match)
+        _changed(match, lobby=True)
+    return match
+
+
+def add_bot(user: AbstractBaseUser, match_id: int, level: int = 1) -> Match:
+    """Fill a free seat of a friendly table with a bot."""
+    with transaction.atomic():
+        match = _locked(match_id)
+        if seat_of(match, user) is None:
+            raise NotAllowed(_("Only a player at this table may invite a bot."))
+        if match.mode != Match.Mode.FRIENDLY:
+            raise NotAllowed(_("Bots only play at friendly tables."))
+        if not match.is_open:
+            raise Conflict(_("This table has already started."))
+        if level not in engine_for(match).bot_levels:
+            raise BadRequest(_("There is no bot of that level for this game."))
+        taken = {s.index for s in match.seats.all()}
+        free = [i for i in range(match.seats_count) if i not in taken]
+        if not free:
+            raise Conflict(_("This table is full."))
+        Seat.objects.create(match=match, index=free[0], user=None, bot_level=level)
+        _start_if_full(match)
+        _changed(match, lobby=True)
+    return match
+
+
+def leave_table(user: AbstractBaseUser, match_id: int) -> Match:
+    """Leave a table that has not started; the table closes when nobody is left."""
+    with transaction.atomic():
+        match = _locked(match_id)
+        seat = seat_of(match, user)
+        if seat is None:
+            raise NotAllowed(_("You have no seat at this table."))
+        if not match.is_open:
+            raise Conflict(_("The match has started: you can no longer leave it."))
+        seat.delete()
+        if not match.seats.filter(user__isnull=False).exists():
+            match.status = Match.Status.ABORTED
+            match.finished_at = timezone.now()
+        _changed(match, lobby=True)
+    return match
+
+
+def _start_if_full(match: Match) -> None:
+    seats = list(match.seats.all())
+    if len(seats) < match.seats_count:
+        return
+    engine = engine_for(match)
+    match.state = engine.new_game(match.seats_count, match.options)
+    match.status = Match.Status.PLAYING
+    match.started_at = timezone.now()
+    _run_automatic_moves(match, engine, {s.index: s for s in seats})
+
+
+# --- playing -------------------------------------------------------------------------------------
+def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Match:
+    """Play ``move`` for the user's seat. Checks in order: the seat, the match still running, the
+    turn, the version, the rules; then applies, logs, snapshots, bumps the version, sets the next
+    deadline and, when the game is over, finishes the match."""
+    with transaction.atomic():
+        match = _locked(match_id)
+        seat = seat_of(match, user)
+        if seat is None:
+            raise NotAllowed(_("You have no seat at this table."))
+        if not match.is_playing:
+            raise Conflict(_("This match is not being played."))
+        engine = engine_for(match)
+        if seat.index not in engine.to_move(match.state):
+            raise NotAllowed(_("It is not your turn."))
+        if not isinstance(version, int) or isinstance(version, bool) or version != match.version:
+            raise Conflict(
+                _("The table has changed since version %(sent)s (it is now %(now)s): look again.")
+                % {"sent": version, "now": match.version}
+            )
+        try:
+            engine.check(match.state, seat.index, move)
+        except IllegalMove as error:
+            raise BadRequest(str(error)) from None
+        _apply(match, engine, seat.index, move, by_bot=False)
+        match.had_first_move = True
+        if seat.timeouts_in_row:
+            seat.timeouts_in_row = 0
+            seat.save(update_fields=["timeouts_in_row"])
+        seats = {s.index: s for s in match.seats.all()}
+        _run_automatic_moves(match, engine, seats)
+        _changed(match)
+    return match
+
+
+def _apply(match: Match, engine: Engine, seat: int, move: Any, by_bot: bool) -> None:
+    number = len(match.state["log"])
+    match.state = engine.apply(match.state, seat, move)
+    Move.objects.create(match=match, number=number, seat=seat, payload=move, by_bot=by_bot)
+
+
+def _rng(match: Match, purpose: str) -> random.Random:
+    """A generator for the next chance or bot move, derived from the secret seed and the move's
+    position, so that a crash and a retry draw the same outcome."""
+    material = f"{match.seed}:{purpose}:{len(match.state['log'])}".encode()
+    return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:16], "big"))
+
+
+def _run_automatic_moves(match: Match, engine: Engine, seats: dict[int, Seat]) -> None:
+    """Chance moves, bots and abandoned players' seats, until a person must move or the game
+    ends."""
+    while not engine.is_over(match.state):
+        movers = engine.to_move(match.state)
+        if CHANCE in movers:
+            outcome = engine.sample_chance(match.state, _rng(match, "chance"))
+            _apply(match, engine, CHANCE, outcome, by_bot=False)
+            continue
+        automatic = [s for s in movers if seats[s].plays_automatically]
+        if not automatic:
+            return
+        seat = seats[automatic[0]]
+        move = engine.bot_move(match.state, seat.index, _rng(match, "bot"), seat.bot_level or 1)
+        _apply(match, engine, seat.index, move, by_bot=True)
+
+
+def play_for_timeouts(match_id: int) -> bool:
+    """The worker's job when a turn's time is up: the bot plays for every seat still to move. A
+    ranked match whose first move never came is aborted instead. False if there was nothing to do
+    (another worker got there first, or a player moved in time)."""
+    with transaction.atomic():
+        try:
+            match = (
+                Match.objects.select_for_update(skip_locked=True)
+                .filter(pk=match_id, status=Match.Status.PLAYING, deadline__lte=timezone.now())
+                .get()
+            )
+        except Match.DoesNotExist:
+            return False
+        if match.mode == Match.Mode.RANKED and not match.had_first_move:
+            _abort(match)
+            return True
+        engine = engine_for(match)
+        seats = {s.index: s for s in match.seats.all()}
+        for index in engine.to_move(match.state):
+            seat = seats[index]
+            seat.timeouts_in_row += 1
+            if seat.timeouts_in_row >= TIMEOUTS_TO_ABANDON:
+                seat.abandoned = True
+            seat.save(update_fields=["timeouts_in_row", "abandoned"])
+            if engine.is_over(match.state) or index not in engine.to_move(match.state):
+                continue
+            level = seat.bot_level or 1
+            move = engine.bot_move(match.state, index, _rng(match, "timeout"), level)
+            _apply(match, engine, index, move, by_bot=True)
+        _run_automatic_moves(match, engine, seats)
+        _changed(match)
+    return True
+
+
+def _abort(match: Match) -> None:
+    match.status = Match.Status.ABORTED
+    match.finished_at = timezone.now()
+    match.deadline = None
+    match.version += 1
+    match.save()
+    notify.after_commit(match, lobby=True)
+
+
+# --- the end -------------------------------------------------------------------------------------
+def finish_match(match: Match, engine: Engine) -> None:
+    """The one place a match ends: scores and ranks on the seats (abandoners behind everyone who
+    stayed), the status, then the ``match_finished`` signal in the same transaction."""
+    result = engine.result(match.state)
+    seats = list(match.seats.all())
+    ranks = ranks_with_abandoners_last(result.ranks, [s.abandoned for s in seats])
+    for seat in seats:
+        seat.score = result.scores[seat.index]
+        seat.rank = ranks[seat.index]
+        seat.save(update_fields=["score", "rank"])
+    match.status = Match.Status.FINISHED
+    match.finished_at = timezone.now()
+    match.deadline = None
+    match_finished.send(sender=Match, match=match)
+
+
+def ranks_with_abandoners_last(ranks: list[int], abandoned: list[bool]) -> list[int]:
+    """Players who stayed keep their order; those who abandoned rank behind all of them (sharing
+    ranks among themselves by their game ranks)."""
+    stayed = [i for i, gone in enumerate(abandoned) if not gone]
+    left = [i for i, gone in enumerate(abandoned) if gone]
+    out = [0] * len(ranks)
+    for group, offset in ((stayed, 0), (left, len(stayed))):
+        group_ranks = competition_ranks([-ranks[i] for i in group])
+        for i, rank in zip(group, group_ranks, strict=True):
+            out[i] = offset + rank
+    return out
+
+
+def _changed(match: Match, lobby: bool = False) -> None:
+    """Every change of a table: bump the version, set the next deadline, finish a game that is
+    over, save, and ring the doorbell after the commit."""
+    match.version += 1
+    if match.is_playing:
+        engine = engine_for(match)
+        if engine.is_over(match.state):
+            finish_match(match, engine)
+            lobby = True
+        elif match.turn_seconds:
+            match.deadline = timezone.now() + timedelta(seconds=match.turn_seconds)
+    match.save()
+    notify.after_commit(match, lobby=lobby)

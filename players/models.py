@@ -1,0 +1,68 @@
+"""Players' accounts beyond Django's User: personal API tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+TOKEN_PREFIX = "pdc_"
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet):
+    def active(self) -> ApiTokenQuerySet:
+        return self.filter(revoked_at__isnull=True)
+
+
+class ApiToken(models.Model):
+    """A personal token for the JSON API. Only its hash is stored; the token is shown once."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(_("name"), max_length=60)
+    key_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=12, help_text="The first characters, to tell tokens apart.")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.name} ({self.hint}…)"
+
+    @classmethod
+    def issue(cls, user: settings.AUTH_USER_MODEL, name: str) -> tuple[ApiToken, str]:
+        """A new token for ``user``: the row and the raw token (never stored)."""
+        raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token = cls.objects.create(
+            user=user, name=name[:60], key_hash=hash_token(raw), hint=raw[: len(TOKEN_PREFIX) + 4]
+        )
+        return token, raw
+
+    @classmethod
+    def user_for(cls, raw: str):
+        token = cls.objects.active().select_related("user").filter(key_hash=hash_token(raw)).first()
+        if token is None or not token.user.is_active:
+            return None
+        now = timezone.now()
+        # Writing on every request would make each API call a write; a minute's precision is enough.
+        if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+            cls.objects.filter(pk=token.pk).update(last_used_at=now)
+        return token.user
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
