@@ -25,7 +25,7 @@ def test_the_creator_takes_seat_0_and_the_table_is_open():
 
 
 def test_the_match_starts_by_itself_when_full_and_the_deal_is_logged_as_a_chance_move():
-    match, users = started_table(players=3)
+    match, _ = started_table(players=3)
     assert match.status == Match.Status.PLAYING
     first = Move.objects.get(match=match, number=0)
     assert first.seat == -1 and "deal" in first.payload
@@ -99,7 +99,7 @@ def test_a_private_table_needs_its_invitation_code():
 
 
 def test_joining_twice_or_a_full_or_started_table_is_a_conflict():
-    match, users = started_table(players=2)
+    match, _ = started_table(players=2)
     with pytest.raises(services.Conflict):
         services.join_table(make_user(), match.pk, invite_code=match.invite_code)
     owner = make_user()
