@@ -105,6 +105,8 @@ else:
             # Several processes (web and worker) share the file: wait for locks, and take the
             # write lock at the start of a transaction so row locks behave like PostgreSQL's.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            # A file, not memory: tests with several threads or processes need real locking.
+            "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
         }
     }
 
@@ -143,6 +145,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+#: Serve /static/ from the ASGI app itself (development and tests; behind a proxy, let it serve them).
+SERVE_STATIC = env_flag("DJANGO_SERVE_STATIC", default=DEBUG)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Requests are small JSON moves and forms: refuse anything larger early.
@@ -165,3 +169,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+LOGIN_URL = "players:login"
+LOGIN_REDIRECT_URL = "games:lobby"
+LOGOUT_REDIRECT_URL = "games:home"

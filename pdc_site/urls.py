@@ -4,5 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/", include("players.urls")),
+    path("api/", include("games.api_urls")),
     path("", include("games.urls")),
 ]

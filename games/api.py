@@ -1,0 +1,324 @@
+"""The JSON API (spec/api.md): thin views over the same services as the HTML pages."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import json
+from collections.abc import Callable
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
+
+from players.auth import ApiAuthError, api_user
+
+from . import notify, ratelimit, services
+from .engines import CHANCE, all_engines
+from .engines.records import export_record
+from .models import Match
+
+LONG_POLL_SECONDS = 25.0
+LEGAL_LIST_LIMIT = 50
+MOVES_PER_WINDOW = (30, 10)  # 30 moves per 10 seconds per player
+CALLS_PER_WINDOW = (300, 60)  # 300 API calls per minute per caller
+
+
+def error(message: str, status: int) -> JsonResponse:
+    return JsonResponse({"error": message}, status=status)
+
+
+class ApiError(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+def _caller_key(request: HttpRequest, user: Any) -> str:
+    if user.is_authenticated:
+        return f"user:{user.pk}"
+    return f"ip:{request.META.get('REMOTE_ADDR', '?')}"
+
+
+def _prepare(request: HttpRequest, methods: tuple[str, ...], login: bool) -> Any:
+    """Method, caller, rate limit: the checks every endpoint makes first."""
+    if request.method not in methods:
+        raise ApiError(_("Use %(methods)s here.") % {"methods": " or ".join(methods)}, 405)
+    try:
+        user = api_user(request)
+    except ApiAuthError as failure:
+        raise ApiError(failure.message, failure.status) from None
+    if login and not user.is_authenticated:
+        raise ApiError(_("Log in or send an API token."), 401)
+    if not ratelimit.allow(f"api:{_caller_key(request, user)}", *CALLS_PER_WINDOW):
+        raise ApiError(_("Too many requests: slow down and try again in a minute."), 429)
+    return user
+
+
+def endpoint(*methods: str, login: bool = False) -> Callable:
+    """A JSON endpoint: checks the method, the caller and the rate limit, and turns every refusal
+    into ``{"error": …}`` with its status; bad input never becomes a 500."""
+
+    def wrap(view: Callable) -> Callable:
+        @csrf_exempt
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+            try:
+                user = _prepare(request, methods, login)
+                return view(request, user, *args, **kwargs)
+            except ApiError as failure:
+                return error(failure.message, failure.status)
+            except services.ServiceError as failure:
+                return error(failure.message, failure.status)
+            except RequestDataTooBig:
+                return error(_("The request is too large."), 400)
+
+        return wrapped
+
+    return wrap
+
+
+def body_json(request: HttpRequest) -> dict[str, Any]:
+    if not request.body:
+        return {}
+    try:
+        data = json.loads(request.body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ApiError(_("The request body must be JSON."), 400) from None
+    if not isinstance(data, dict):
+        raise ApiError(_("The request body must be a JSON object."), 400)
+    return data
+
+
+def _match_or_404(match_id: int, user: Any, invite: str | None = None) -> Match:
+    match = Match.objects.filter(pk=match_id).prefetch_related("seats__user").first()
+    # A private table the caller may not see answers exactly like a missing one.
+    if match is None or not services.may_watch(match, user, invite):
+        raise ApiError(_("There is no such table."), 404)
+    return match
+
+
+# --- representations ---------------------------------------------------------------------------
+def table_json(match: Match, user: Any) -> dict[str, Any]:
+    """The table as ``user`` may see it (spec/api.md)."""
+    engine = services.engine_for(match)
+    seat = services.seat_of(match, user)
+    you = seat.index if seat else None
+    seats = {s.index: s for s in match.seats.all()}
+    data: dict[str, Any] = {
+        "id": match.pk,
+        "game": match.game,
+        "mode": match.mode,
+        "status": match.status,
+        "version": match.version,
+        "seats": [
+            {
+                "seat": index,
+                "player": seats[index].display_name if index in seats else None,
+                "bot": seats[index].is_bot if index in seats else False,
+                "score": seats[index].score if index in seats else None,
+                "rank": seats[index].rank if index in seats else None,
+            }
+            for index in range(match.seats_count)
+        ],
+        "options": match.options,
+        "private": match.private,
+        "turn_seconds": match.turn_seconds,
+        "to_move": [],
+        "you": you,
+        "deadline": match.deadline.isoformat() if match.deadline else None,
+        "view": None,
+    }
+    if seat is not None and match.private:
+        data["invite"] = match.invite_code
+    if match.state is not None:
+        data["to_move"] = [s for s in engine.to_move(match.state) if s != CHANCE]
+        data["view"] = engine.view(match.state, you)
+        if match.is_playing and you in data["to_move"]:
+            legal = list(itertools.islice(engine.legal(match.state, you), LEGAL_LIST_LIMIT + 1))
+            if len(legal) <= LEGAL_LIST_LIMIT:
+                data["legal"] = legal
+    return data
+
+
+def players_of(match: Match) -> list[str]:
+    return [s.display_name for s in match.seats.all()]
+
+
+# --- endpoints ---------------------------------------------------------------------------------
+@endpoint("GET")
+def games(request: HttpRequest, user: Any) -> JsonResponse:
+    return JsonResponse(
+        {
+            "games": [
+                {
+                    "slug": e.slug,
+                    "name": e.name,
+                    "min_players": e.min_players,
+                    "max_players": e.max_players,
+                    "options": [spec.as_json() for spec in e.option_specs],
+                    "bot_levels": list(e.bot_levels),
+                }
+                for e in all_engines()
+            ]
+        }
+    )
+
+
+@endpoint("GET", "POST")
+def tables(request: HttpRequest, user: Any) -> JsonResponse:
+    if request.method == "GET":
+        return _open_tables(request, user)
+    if not user.is_authenticated:
+        raise ApiError(_("Log in or send an API token."), 401)
+    data = body_json(request)
+    unknown = sorted(set(data) - {"game", "mode", "seats", "options", "private", "turn_seconds"})
+    if unknown:
+        raise ApiError(_("Unknown field %(field)r.") % {"field": unknown[0]}, 400)
+    if not isinstance(data.get("game"), str):
+        raise ApiError(_("Name the game: 'game' is one of the slugs of /api/games."), 400)
+    match = services.create_table(
+        user,
+        data["game"],
+        mode=data.get("mode", Match.Mode.FRIENDLY),
+        seats=data.get("seats"),
+        options=data.get("options"),
+        private=data.get("private", False),
+        turn_seconds=data.get("turn_seconds"),
+    )
+    return JsonResponse(table_json(_match_or_404(match.pk, user), user), status=201)
+
+
+def _open_tables(request: HttpRequest, user: Any) -> JsonResponse:
+    game = request.GET.get("game")
+    query = Match.objects.visible_in_lobby().prefetch_related("seats__user").order_by("-pk")
+    if game:
+        query = query.filter(game=game)
+    return JsonResponse({"tables": [table_json(m, user) for m in query[:100]]})
+
+
+@endpoint("POST", login=True)
+def join(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    invite = body_json(request).get("invite") or request.GET.get("invite")
+    if invite is not None and not isinstance(invite, str):
+        raise ApiError(_("'invite' must be the invitation code."), 400)
+    match = services.join_table(user, match_id, invite_code=invite)
+    return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+
+
+@endpoint("POST", login=True)
+def leave(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    match = services.leave_table(user, match_id)
+    return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+
+
+@endpoint("POST", login=True)
+def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    data = body_json(request)
+    if set(data) != {"version", "move"}:
+        raise ApiError(_('Send {"version": V, "move": {…}}.'), 400)
+    if not ratelimit.allow(f"moves:{user.pk}", *MOVES_PER_WINDOW):
+        raise ApiError(_("Too many moves: slow down."), 429)
+    match = services.play(match_id, user, data["move"], data["version"])
+    return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+
+
+@endpoint("GET")
+def record(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    match = _match_or_404(match_id, user, request.GET.get("invite"))
+    if match.state is None:
+        raise ApiError(_("The match has not started yet."), 409)
+    engine = services.engine_for(match)
+    seat = services.seat_of(match, user)
+    viewer = seat.index if seat else None
+    return JsonResponse(export_record(engine, match.state, players_of(match), viewer))
+
+
+@endpoint("GET")
+def player(request: HttpRequest, user: Any, username: str) -> JsonResponse:
+    target = get_user_model().objects.filter(username=username, is_active=True).first()
+    if target is None:
+        raise ApiError(_("There is no player called %(name)r.") % {"name": username}, 404)
+    return JsonResponse(player_json(target))
+
+
+def player_json(target: Any) -> dict[str, Any]:
+    recent = (
+        Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
+        .prefetch_related("seats__user")
+        .order_by("-finished_at")[:20]
+    )
+    return {
+        "username": target.username,
+        "member_since": target.date_joined.isoformat(),
+        "ratings": {},
+        "recent": [
+            {
+                "id": m.pk,
+                "game": m.game,
+                "mode": m.mode,
+                "finished_at": m.finished_at.isoformat() if m.finished_at else None,
+                "players": [
+                    {"player": s.display_name, "score": s.score, "rank": s.rank}
+                    for s in m.seats.all()
+                ],
+            }
+            for m in recent
+        ],
+        "trophies": [],
+    }
+
+
+# --- the table, with long-polling ---------------------------------------------------------------
+@csrf_exempt
+async def table(request: HttpRequest, match_id: int) -> JsonResponse:
+    """``GET /api/tables/{id}``; with ``?since=V`` it waits up to 25 s for a version above V."""
+    since_text = request.GET.get("since")
+    since = None
+    if since_text is not None:
+        try:
+            since = int(since_text)
+        except ValueError:
+            return error(_("'since' must be a version number."), 400)
+    try:
+        user = await sync_to_async(_prepare)(request, ("GET",), False)
+        data = await sync_to_async(_table_for)(match_id, user, request.GET.get("invite"))
+    except ApiError as failure:
+        return error(failure.message, failure.status)
+    if since is not None and data["version"] <= since:
+        data = await _wait_for_version(match_id, user, request.GET.get("invite"), since) or data
+    return JsonResponse(data)
+
+
+def _table_for(match_id: int, user: Any, invite: str | None) -> dict[str, Any]:
+    return table_json(_match_or_404(match_id, user, invite), user)
+
+
+async def _wait_for_version(
+    match_id: int, user: Any, invite: str | None, since: int
+) -> dict[str, Any] | None:
+    """Wait for the table's doorbell, re-reading the database at least every second (the
+    doorbell may be lost; the database is the truth)."""
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    group = notify.table_group(match_id)
+    await layer.group_add(group, channel)
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + LONG_POLL_SECONDS
+    try:
+        while loop.time() < give_up:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(layer.receive(channel), timeout=1.0)
+            data = await sync_to_async(_table_for)(match_id, user, invite)
+            if data["version"] > since:
+                return data
+        return None
+    finally:
+        await layer.group_discard(group, channel)

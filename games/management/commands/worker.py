@@ -1,0 +1,40 @@
+"""``manage.py worker``: runs the site's timed jobs (turn timers, arenas) until stopped."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import close_old_connections
+
+from games.worker import run_due_jobs
+
+
+class Command(BaseCommand):
+    help = "Run the worker: bots play for players out of time, arenas start, pair and end."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--once", action="store_true", help="run the due jobs once and exit")
+        parser.add_argument(
+            "--tick",
+            type=float,
+            default=float(os.environ.get("PDC_WORKER_TICK", "1.0")),
+            help="seconds between two rounds of jobs",
+        )
+
+    def handle(self, *args: object, **options: object) -> None:
+        if options["once"]:
+            run_due_jobs()
+            return
+        stopping = []
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stopping.append(True))
+        self.stdout.write(f"worker started (pid {os.getpid()})")
+        while not stopping:
+            close_old_connections()
+            started = time.monotonic()
+            run_due_jobs()
+            time.sleep(max(0.0, float(options["tick"]) - (time.monotonic() - started)))
+        self.stdout.write("worker stopped")
