@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class RatingsConfig(AppConfig):
+    name = "ratings"
+    verbose_name = "Ratings"
+
+    def ready(self) -> None:
+        from games.services import match_finished
+
+        from .services import rate_finished_match
+
+        match_finished.connect(rate_finished_match, dispatch_uid="ratings.rate_finished_match")

@@ -1,0 +1,64 @@
+"""Rating a finished match, inside the transaction that finishes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+
+from games.models import Match
+
+from .elo import rating_deltas
+from .models import Rating, RatingChange
+
+
+def is_rated(match: Match) -> bool:
+    """Ranked matches (arena matches are ranked) count; friendly ones never do."""
+    return match.mode == Match.Mode.RANKED and match.status == Match.Status.FINISHED
+
+
+def rate_finished_match(sender: Any, match: Match, **kwargs: Any) -> None:
+    """The ``match_finished`` receiver: one RatingChange per player, exactly once. Runs inside the
+    finishing transaction with the match row locked, so two finishers cannot both get here; the
+    unique constraint on (match, user) refuses a second rating even if one did."""
+    if not is_rated(match) or RatingChange.objects.filter(match=match).exists():
+        return
+    seats = [s for s in match.seats.order_by("index") if s.user_id is not None]
+    if len(seats) < 2 or len(seats) != match.seats_count:
+        return
+    ratings = _locked_ratings(match.game, [s.user_id for s in seats])
+    before = [ratings[s.user_id].value for s in seats]
+    deltas = rating_deltas(
+        before, [s.rank for s in seats], [ratings[s.user_id].matches for s in seats]
+    )
+    now = timezone.now()
+    for seat, old, delta in zip(seats, before, deltas, strict=True):
+        rating = ratings[seat.user_id]
+        rating.value = old + delta
+        rating.matches += 1
+        rating.wins += 1 if seat.rank == 1 else 0
+        rating.updated_at = now
+        rating.save(update_fields=["value", "matches", "wins", "updated_at"])
+    RatingChange.objects.bulk_create(
+        RatingChange(
+            match=match,
+            user_id=seat.user_id,
+            game=match.game,
+            before=old,
+            after=old + delta,
+            delta=delta,
+            rank=seat.rank,
+            created_at=now,
+        )
+        for seat, old, delta in zip(seats, before, deltas, strict=True)
+    )
+
+
+def _locked_ratings(game: str, user_ids: list[int]) -> dict[int, Rating]:
+    # Two matches may give a new player their first rating at once: ignore the loser's insert.
+    Rating.objects.bulk_create(
+        [Rating(user_id=user_id, game=game) for user_id in user_ids], ignore_conflicts=True
+    )
+    # Locked in id order so that two matches finishing at once cannot deadlock on each other.
+    rows = Rating.objects.select_for_update().filter(game=game, user_id__in=user_ids).order_by("pk")
+    return {r.user_id: r for r in rows}
