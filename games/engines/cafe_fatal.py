@@ -1,0 +1,457 @@
+"""Café Fatal, exactly as ``spec/cafe-fatal.md`` decides.
+
+A state is a JSON object. The bag is kept as counts per sort, never as an order: every draw from
+it is a recorded chance move (``serve``), and so is every roll of the dice (``roll``). Nothing is
+hidden from anyone, so a seat's view is the whole table.
+
+A round runs: serve (chance) → for each turn a roll (chance) and a placement (the seat) → share.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from .base import (
+    CHANCE,
+    Engine,
+    GameResult,
+    IllegalMove,
+    Move,
+    State,
+    competition_ranks,
+)
+from .registry import register
+
+SORTS = ("cheese", "pizza", "cake")
+SORT_VALUE = {"cheese": 1, "pizza": 2, "cake": 5}
+BAG = {"cheese": 30, "pizza": 20, "cake": 10}
+PIECES = sum(BAG.values())
+SET_SIZE = 5
+#: A whole set scores its pieces' values twice: 10 for a cheese wheel, 20 a pizza, 50 a cake.
+SET_MULTIPLIER = 2
+DICE_PER_PLAYER = 6
+EXTRA_PIECES = 2
+WINNING_SCORE = 40
+#: Each row's first column and length on the square grid the tables sit on.
+GRID_ROWS = {
+    "grid": [(0, 3), (0, 3), (0, 3)],
+    "diamond": [(2, 1), (1, 3), (0, 5), (1, 3), (2, 1)],
+}
+
+
+def layout_name(n_players: int) -> str:
+    return "grid" if n_players <= 3 else "diamond"
+
+
+def table_positions(layout: str) -> list[tuple[int, int]]:
+    """(row, column) of each table on its square grid, numbered row by row."""
+    return [
+        (row, first + step)
+        for row, (first, length) in enumerate(GRID_ROWS[layout])
+        for step in range(length)
+    ]
+
+
+def table_neighbours(layout: str) -> list[list[int]]:
+    """For each table, the tables sharing a side with it, ascending."""
+    positions = table_positions(layout)
+    at = {position: table for table, position in enumerate(positions)}
+    out = []
+    for row, col in positions:
+        around = [(row - 1, col), (row, col - 1), (row, col + 1), (row + 1, col)]
+        out.append(sorted(at[p] for p in around if p in at))
+    return out
+
+
+POSITIONS = {layout: table_positions(layout) for layout in GRID_ROWS}
+NEIGHBOURS = {layout: table_neighbours(layout) for layout in GRID_ROWS}
+
+
+def pieces_score(held: dict[str, int]) -> int:
+    """Σ over sorts of 10·v·(n // 5) + v·(n mod 5): complete sets count double."""
+    return sum(
+        SORT_VALUE[sort] * (SET_MULTIPLIER * SET_SIZE * (count // SET_SIZE) + count % SET_SIZE)
+        for sort, count in held.items()
+    )
+
+
+def empty_pieces() -> dict[str, int]:
+    return dict.fromkeys(SORTS, 0)
+
+
+def table_winner(dice: list[dict[str, int] | None]) -> int | None:
+    """The seat that takes a table's pieces: most dice, then the higher value; None when nobody
+    played there or the best two are equal in both."""
+    best: tuple[int, int] | None = None
+    winner: int | None = None
+    for seat, placed in enumerate(dice):
+        if placed is None:
+            continue
+        key = (placed["count"], placed["value"])
+        if best is None or key > best:
+            best, winner = key, seat
+        elif key == best:
+            winner = None
+    return winner
+
+
+class CafeFatal(Engine):
+    slug = "cafe-fatal"
+    name = "Café Fatal"
+    min_players = 2
+    max_players = 5
+
+    # --- set-up --------------------------------------------------------------------------------
+    def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:
+        options = self.normalise_options(n_players, options)
+        layout = layout_name(n_players)
+        tables = len(NEIGHBOURS[layout])
+        return {
+            "n": n_players,
+            "options": options,
+            "log": [],
+            "layout": layout,
+            "round": 0,
+            "phase": "serve",
+            "bag": dict(BAG),
+            "bag_emptied": False,
+            "tables": [empty_pieces() for _ in range(tables)],
+            "dice": [[None] * n_players for _ in range(tables)],
+            "remaining": [DICE_PER_PLAYER] * n_players,
+            "turn": None,
+            "rolled": None,
+            "values": [[] for _ in range(n_players)],
+            "held": [empty_pieces() for _ in range(n_players)],
+            "scores": [0] * n_players,
+        }
+
+    def tables_count(self, state: State) -> int:
+        return len(state["tables"])
+
+    def neighbours(self, state: State) -> list[list[int]]:
+        return NEIGHBOURS[state["layout"]]
+
+    def serve_size(self, state: State) -> int:
+        """The pieces the next serve puts out: one per table and two extras, or what is left."""
+        return min(sum(state["bag"].values()), self.tables_count(state) + EXTRA_PIECES)
+
+    # --- whose turn ----------------------------------------------------------------------------
+    def to_move(self, state: State) -> list[int]:
+        phase = state["phase"]
+        if phase in ("serve", "roll"):
+            return [CHANCE]
+        if phase == "place":
+            return [state["turn"]]
+        return []
+
+    # --- checking moves ------------------------------------------------------------------------
+    def check(self, state: State, seat: int, move: Any) -> None:
+        if not isinstance(move, dict) or len(move) != 1:
+            raise IllegalMove(
+                'A move must be an object such as {"place": {"value": 3, "table": 4}}.'
+            )
+        if state["phase"] == "over":
+            raise IllegalMove("The game is over.")
+        if seat == CHANCE:
+            self._check_chance(state, move)
+            return
+        if state["phase"] != "place":
+            raise IllegalMove("The dice must be rolled before anyone places them.")
+        if seat != state["turn"]:
+            raise IllegalMove("It is not your turn.")
+        if "place" not in move:
+            raise IllegalMove('Place your dice: {"place": {"value": 3, "table": 4}}.')
+        place = move["place"]
+        if (
+            not isinstance(place, dict)
+            or set(place) != {"value", "table"}
+            or not _is_int(place["value"])
+            or not _is_int(place["table"])
+        ):
+            raise IllegalMove('A placement names a value and a table: {"value": 3, "table": 4}.')
+        error = self.placement_error(state, seat, place["value"], place["table"])
+        if error:
+            raise IllegalMove(error)
+
+    def placement_error(self, state: State, seat: int, value: int, table: int) -> str | None:
+        """Why ``seat`` may not put its rolled ``value`` dice on ``table`` now (None: it may)."""
+        if value not in state["rolled"]:
+            return f"You did not roll a {value}."
+        last = self.tables_count(state) - 1
+        if not 0 <= table <= last:
+            return f"Tables are numbered 0 to {last}."
+        for placed_value, placed_table in state["values"][seat]:
+            if placed_value == value and placed_table != table:
+                return (
+                    f"You have already placed {value}s on table {placed_table} this round; "
+                    f"more {value}s can only go there."
+                )
+        mine = state["dice"][table][seat]
+        if mine is not None and mine["value"] != value:
+            return (
+                f"Your dice on table {table} show {mine['value']}; all your dice on one table "
+                "must show the same value."
+            )
+        own = self.own_tables(state, seat)
+        if own and table not in own and not any(t in own for t in self.neighbours(state)[table]):
+            return f"Table {table} is neither one of your tables nor next to one."
+        return None
+
+    def own_tables(self, state: State, seat: int) -> set[int]:
+        """The tables where ``seat`` has dice this round."""
+        return {t for t, dice in enumerate(state["dice"]) if dice[seat] is not None}
+
+    def _check_chance(self, state: State, move: Move) -> None:
+        if state["phase"] == "serve":
+            if "serve" not in move:
+                raise IllegalMove("The food must be served before anyone rolls.")
+            self._check_serve(state, move["serve"])
+        elif state["phase"] == "roll":
+            if "roll" not in move:
+                raise IllegalMove(f"Seat {state['turn']} must roll the dice now.")
+            self._check_roll(state, move["roll"])
+        else:
+            raise IllegalMove(f"Seat {state['turn']} must place dice; no chance move is due.")
+
+    def _check_serve(self, state: State, serve: Any) -> None:
+        size = self.serve_size(state)
+        tables = self.tables_count(state)
+        if not isinstance(serve, list) or len(serve) != size:
+            raise IllegalMove(
+                f"This serve puts out {size} pieces: list {size} [table, sort] pairs."
+            )
+        drawn = empty_pieces()
+        for index, entry in enumerate(serve):
+            if (
+                not isinstance(entry, list)
+                or len(entry) != 2
+                or not _is_int(entry[0])
+                or entry[1] not in SORTS
+            ):
+                raise IllegalMove("Each piece served is [table, sort], sort cheese, pizza or cake.")
+            table, sort = entry
+            if index < tables and table != index:
+                raise IllegalMove(f"Piece {index} of the serve goes on table {index}.")
+            if not 0 <= table < tables:
+                raise IllegalMove(f"Tables are numbered 0 to {tables - 1}.")
+            drawn[sort] += 1
+        extras = [table for table, _ in serve[tables:]]
+        if len(set(extras)) != len(extras):
+            raise IllegalMove("The two extra pieces go on two different tables.")
+        for sort in SORTS:
+            if drawn[sort] > state["bag"][sort]:
+                raise IllegalMove(f"The bag holds only {state['bag'][sort]} {sort}.")
+
+    def _check_roll(self, state: State, roll: Any) -> None:
+        count = state["remaining"][state["turn"]]
+        if (
+            not isinstance(roll, list)
+            or len(roll) != count
+            or not all(_is_int(v) and 1 <= v <= 6 for v in roll)
+        ):
+            raise IllegalMove(f"Seat {state['turn']} rolls {count} dice, each showing 1 to 6.")
+
+    # --- applying moves ------------------------------------------------------------------------
+    def apply(self, state: State, seat: int, move: Any) -> State:
+        self.check(state, seat, move)
+        new = dict(state)
+        new["log"] = [*state["log"], [seat, move]]
+        if seat != CHANCE:
+            self._apply_place(new, seat, move["place"]["value"], move["place"]["table"])
+        elif "serve" in move:
+            self._apply_serve(new, move["serve"])
+        else:
+            self._apply_roll(new, move["roll"])
+        return new
+
+    def _apply_serve(self, new: State, serve: list[list[Any]]) -> None:
+        bag = dict(new["bag"])
+        tables = [dict(pieces) for pieces in new["tables"]]
+        for table, sort in serve:
+            bag[sort] -= 1
+            tables[table][sort] += 1
+        new["bag"] = bag
+        new["tables"] = tables
+        new["bag_emptied"] = sum(bag.values()) == 0
+        new["turn"] = new["round"] % new["n"]
+        new["phase"] = "roll"
+
+    def _apply_roll(self, new: State, roll: list[int]) -> None:
+        new["rolled"] = list(roll)
+        new["phase"] = "place"
+        if next(self.legal(new, new["turn"]), None) is None:
+            # The spec's rules always leave a fitting table (a new value can go next to one's own
+            # tables, an old one back on its table), but the engine still honours the rule.
+            remaining = list(new["remaining"])
+            remaining[new["turn"]] = 0
+            new["remaining"] = remaining
+            self._next_turn(new)
+
+    def _apply_place(self, new: State, seat: int, value: int, table: int) -> None:
+        count = new["rolled"].count(value)
+        dice = [list(row) for row in new["dice"]]
+        mine = dice[table][seat]
+        dice[table][seat] = {"value": value, "count": count + (mine["count"] if mine else 0)}
+        new["dice"] = dice
+        if mine is None:
+            values = list(new["values"])
+            values[seat] = [*values[seat], [value, table]]
+            new["values"] = values
+        remaining = list(new["remaining"])
+        remaining[seat] -= count
+        new["remaining"] = remaining
+        self._next_turn(new)
+
+    def _next_turn(self, new: State) -> None:
+        """Pass the dice to the next seat that has some, or share when none has."""
+        n = new["n"]
+        new["rolled"] = None
+        for step in range(1, n + 1):
+            seat = (new["turn"] + step) % n
+            if new["remaining"][seat] > 0:
+                new["turn"] = seat
+                new["phase"] = "roll"
+                return
+        self._share(new)
+
+    def _share(self, new: State) -> None:
+        tables = [dict(pieces) for pieces in new["tables"]]
+        held = [dict(pieces) for pieces in new["held"]]
+        for table, dice in enumerate(new["dice"]):
+            winner = table_winner(dice)
+            if winner is None:
+                continue
+            for sort in SORTS:
+                held[winner][sort] += tables[table][sort]
+            tables[table] = empty_pieces()
+        new["tables"] = tables
+        new["held"] = held
+        new["scores"] = [pieces_score(pieces) for pieces in held]
+        new["turn"] = None
+        if new["bag_emptied"] or max(new["scores"]) >= WINNING_SCORE:
+            new["phase"] = "over"
+            return
+        n = new["n"]
+        new["round"] += 1
+        new["phase"] = "serve"
+        new["dice"] = [[None] * n for _ in tables]
+        new["remaining"] = [DICE_PER_PLAYER] * n
+        new["values"] = [[] for _ in range(n)]
+
+    # --- legal moves ---------------------------------------------------------------------------
+    def legal(self, state: State, seat: int) -> Iterator[Move]:
+        if state["phase"] != "place" or seat != state["turn"]:
+            return
+        own = self.own_tables(state, seat)
+        placed = dict(state["values"][seat])
+        if own:
+            neighbours = self.neighbours(state)
+            # A value not yet placed needs a table of its own, so not one of ours.
+            fresh = sorted({t for o in own for t in neighbours[o]} - own)
+        else:
+            fresh = list(range(self.tables_count(state)))
+        for value in sorted(set(state["rolled"])):
+            targets = [placed[value]] if value in placed else fresh
+            for table in targets:
+                # The shortcut above only narrows the search; check has the last word.
+                if self.placement_error(state, seat, value, table) is None:
+                    yield {"place": {"value": value, "table": table}}
+
+    def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        moves = list(self.legal(state, seat))
+        if not moves:
+            raise IllegalMove("It is not your turn.")
+        return rng.choice(moves)
+
+    # --- chance --------------------------------------------------------------------------------
+    def sample_chance(self, state: State, rng: random.Random) -> Move:
+        if state["phase"] == "serve":
+            return {"serve": self._sample_serve(state, rng)}
+        if state["phase"] == "roll":
+            return {"roll": rng.choices(range(1, 7), k=state["remaining"][state["turn"]])}
+        raise IllegalMove("No chance move is due.")
+
+    def _sample_serve(self, state: State, rng: random.Random) -> list[list[Any]]:
+        size = self.serve_size(state)
+        tables = self.tables_count(state)
+        bag = [sort for sort in SORTS for _ in range(state["bag"][sort])]
+        drawn = rng.sample(bag, size)
+        extras = rng.sample(range(tables), EXTRA_PIECES)
+        where = [*range(tables), *extras][:size]
+        return [[table, sort] for table, sort in zip(where, drawn, strict=True)]
+
+    # --- scoring -------------------------------------------------------------------------------
+    def partial_scores(self, state: State) -> list[int]:
+        return list(state["scores"])
+
+    def pieces_held(self, state: State) -> list[int]:
+        return [sum(pieces.values()) for pieces in state["held"]]
+
+    def result(self, state: State) -> GameResult:
+        scores = [pieces_score(pieces) for pieces in state["held"]]
+        pieces = self.pieces_held(state)
+        # Points first, then pieces: no seat holds 100 pieces, so one number orders both.
+        ranks = competition_ranks([100 * s + p for s, p in zip(scores, pieces, strict=True)])
+        return GameResult(scores, ranks, {"pieces": pieces})
+
+    # --- views ---------------------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        n = state["n"]
+        to_move = self.to_move(state)
+        layout = state["layout"]
+        return {
+            "players": n,
+            "you": seat,
+            "phase": state["phase"],
+            "round": state["round"],
+            "turn": state["turn"],
+            "starting_seat": state["round"] % n,
+            "to_move": [s for s in to_move if s != CHANCE],
+            "layout": layout,
+            "bag": dict(state["bag"]),
+            "bag_left": sum(state["bag"].values()),
+            "bag_emptied": state["bag_emptied"],
+            "rolled": list(state["rolled"]) if state["rolled"] is not None else None,
+            "tables": [
+                {
+                    "table": t,
+                    "position": list(POSITIONS[layout][t]),
+                    "neighbours": list(NEIGHBOURS[layout][t]),
+                    "pieces": dict(state["tables"][t]),
+                    "dice": [dict(d) if d else None for d in state["dice"][t]],
+                    "leader": table_winner(state["dice"][t]),
+                }
+                for t in range(self.tables_count(state))
+            ],
+            "seats": [
+                {
+                    "seat": s,
+                    "remaining": state["remaining"][s],
+                    "values": [list(pair) for pair in state["values"][s]],
+                    "held": dict(state["held"][s]),
+                    "pieces": sum(state["held"][s].values()),
+                    "score": state["scores"][s],
+                }
+                for s in range(n)
+            ],
+            "choices": list(self.legal(state, seat)) if seat is not None else [],
+        }
+
+    # --- bots ----------------------------------------------------------------------------------
+    bot_levels = (1, 2)
+
+    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
+        from .cafe_fatal_bot import bot_move, bot_move_strong  # the bots import this module
+
+        if level >= 2:
+            return bot_move_strong(state, seat, rng)
+        return bot_move(state, seat, rng)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+ENGINE = register(CafeFatal())

@@ -1,0 +1,83 @@
+"""Properties of Café Fatal over thousands of random games (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engines import CHANCE
+from games.engines.cafe_fatal import ENGINE, PIECES, SORTS
+from games.engines.records import export_record, replay
+
+GAMES = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def pieces_in_play(state: dict) -> int:
+    """Every piece is in the bag, on a table or in a player's hand."""
+    places = [state["bag"], *state["tables"], *state["held"]]
+    return sum(place[sort] for place in places for sort in SORTS)
+
+
+def random_game(seed: int, n: int) -> dict:
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    while not ENGINE.is_over(state):
+        [seat] = ENGINE.to_move(state)
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = ENGINE.random_move(state, seat, rng)
+        state = ENGINE.apply(state, seat, move)
+    return state
+
+
+@GAMES
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5))
+def test_random_games_end_and_replay_from_their_record_to_the_same_result(seed, n):
+    state = random_game(seed, n)
+    assert ENGINE.is_over(state)
+    assert pieces_in_play(state) == PIECES
+    record = json.loads(json.dumps(export_record(ENGINE, state, [f"p{i}" for i in range(n)])))
+    _, replayed = replay(record)
+    assert ENGINE.result(replayed) == ENGINE.result(state)
+    result = ENGINE.result(state)
+    assert result.extra["pieces"] == [sum(hand.values()) for hand in state["held"]]
+    # The game ends on 40 points or an empty bag, and not a round earlier.
+    assert max(result.scores) >= 40 or state["bag_emptied"]
+    assert min(result.ranks) == 1
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5))
+def test_every_listed_move_applies_and_every_other_placement_is_refused(seed, n):
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    tables = len(state["tables"])
+    while not ENGINE.is_over(state):
+        assert pieces_in_play(state) == PIECES
+        [seat] = ENGINE.to_move(state)
+        if seat == CHANCE:
+            before = state
+            state = ENGINE.apply(state, seat, ENGINE.sample_chance(state, rng))
+            # Under the spec's rules every roll has a placement, so no dice are ever set aside.
+            if before["phase"] == "roll":
+                assert state["phase"] == "place"
+            continue
+        listed = list(ENGINE.legal(state, seat))
+        assert listed
+        wanted = {(m["place"]["value"], m["place"]["table"]) for m in listed}
+        for value in range(1, 7):
+            for table in range(tables):
+                error = ENGINE.placement_error(state, seat, value, table)
+                assert (error is None) == ((value, table) in wanted)
+        snapshot = json.dumps(state, sort_keys=True)
+        for move in rng.sample(listed, min(3, len(listed))):
+            after = ENGINE.apply(state, seat, move)
+            placed = state["rolled"].count(move["place"]["value"])
+            assert sum(after["remaining"]) in (sum(state["remaining"]) - placed, 6 * n)
+        assert json.dumps(state, sort_keys=True) == snapshot
+        state = ENGINE.apply(state, seat, rng.choice(listed))
+        json.dumps(ENGINE.view(state, seat))
