@@ -1,0 +1,126 @@
+"""Running the real site in processes of its own: daphne (one or several), the worker, and a
+database they share (a fresh SQLite file, or a fresh PostgreSQL database when DATABASE_URL is set)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on port {port} after {seconds} s")
+
+
+def site_database(tmp: Path) -> tuple[dict[str, str], Callable[[], None]]:
+    """Environment for a database of the site's own, and how to drop it afterwards."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        return {"SQLITE_PATH": str(tmp / "site.sqlite3")}, lambda: None
+    import psycopg
+
+    name = f"pdc_live_{uuid.uuid4().hex[:10]}"
+    parts = urlsplit(url)
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return {"DATABASE_URL": urlunsplit(parts._replace(path=f"/{name}"))}, drop
+
+
+class LiveSite:
+    """A migrated database, any number of daphne processes and optionally the worker."""
+
+    def __init__(self, tmp: Path, extra_env: dict[str, str] | None = None) -> None:
+        self.tmp = tmp
+        self.stack = ExitStack()
+        db_env, drop = site_database(tmp)
+        self.stack.callback(drop)
+        self.env = {
+            **os.environ,
+            **db_env,
+            "DJANGO_SETTINGS_MODULE": "pdc_site.settings",
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SERVE_STATIC": "1",
+            "PDC_VAR_DIR": str(tmp),
+            "PDC_WORKER_TICK": "0.2",
+            "PYTHONUNBUFFERED": "1",
+            **(extra_env or {}),
+        }
+        self.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        self.log = self.stack.enter_context((tmp / "site.log").open("w"))
+        self.manage("migrate", "--noinput")
+
+    def manage(self, *args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout
+
+    def start(self, *args: str) -> subprocess.Popen:
+        process = subprocess.Popen(
+            [sys.executable, *args], cwd=ROOT, env=self.env, stdout=self.log, stderr=self.log
+        )
+        self.stack.callback(_stop, process)
+        return process
+
+    def start_web(self) -> str:
+        """A daphne process; its base URL."""
+        port = free_port()
+        web = self.start(
+            "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "pdc_site.asgi:application"
+        )
+        wait_for_port(port, web)
+        return f"http://127.0.0.1:{port}"
+
+    def start_worker(self) -> subprocess.Popen:
+        return self.start("manage.py", "worker")
+
+    def close(self) -> None:
+        self.stack.close()
+
+    def log_text(self) -> str:
+        self.log.flush()
+        return (self.tmp / "site.log").read_text()
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
