@@ -202,6 +202,41 @@ def leave_table(user: AbstractBaseUser, match_id: int) -> Match:
     return match
 
 
+def start_match_for_players(
+    game: str,
+    users: list[AbstractBaseUser],
+    *,
+    mode: str = Match.Mode.RANKED,
+    options: dict[str, Any] | None = None,
+    turn_seconds: int | None = None,
+) -> Match:
+    """Seat ``users`` (in this order) at a new table of their own and start it at once: how an
+    arena seats the players it pairs. It joins the caller's transaction."""
+    engine = get_engine(game)
+    if len({u.pk for u in users}) != len(users):
+        raise BadRequest(_("A player can take only one seat."))
+    try:
+        options = engine.normalise_options(len(users), options)
+    except IllegalMove as error:
+        raise BadRequest(str(error)) from None
+    turn_seconds = _checked_turn_seconds(mode, turn_seconds)
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=engine.slug,
+            mode=mode,
+            seats_count=len(users),
+            options=options,
+            private=False,
+            turn_seconds=turn_seconds,
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, index=index, user=user) for index, user in enumerate(users)
+        )
+        _start_if_full(match)
+        _changed(match)
+    return match
+
+
 def _start_if_full(match: Match) -> None:
     seats = list(match.seats.all())
     if len(seats) < match.seats_count:

@@ -185,3 +185,13 @@ def test_the_database_in_use_is_the_one_configured():
         assert connection.vendor == "postgresql"
     else:
         assert connection.vendor == "sqlite"
+
+
+def test_an_arena_seats_its_players_at_a_started_table_of_their_own():
+    users = [make_user() for _ in range(3)]
+    match = services.start_match_for_players("part-du-chef", users, turn_seconds=60)
+    assert match.status == Match.Status.PLAYING and match.mode == Match.Mode.RANKED
+    assert [s.user_id for s in match.seats.order_by("index")] == [u.pk for u in users]
+    assert match.deadline is not None
+    with pytest.raises(services.BadRequest):
+        services.start_match_for_players("part-du-chef", [users[0], users[0]])
