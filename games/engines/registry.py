@@ -28,11 +28,4 @@ def all_engines() -> list[Engine]:
 
 def _load_builtin_engines() -> None:
     # Imported late so that each engine module can import this one to register itself.
-    from . import part_du_chef  # noqa: F401
-
-    for optional in ("pizza_party", "cafe_fatal"):
-        try:
-            __import__(f"{__package__}.{optional}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__package__}.{optional}":
-                raise
+    from . import cafe_fatal, part_du_chef, pizza_party  # noqa: F401

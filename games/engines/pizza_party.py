@@ -1,0 +1,517 @@
+"""Pizza Party, exactly as ``spec/pizza-party.md`` decides.
+
+A state is a JSON object. The board is a list of 37 entries (a colour or None), one per cell, in
+ascending (r, q) order: the order in which a majority colour fills the cells it won, so that order
+is simply the list's order. Colours are seats 0, 1 and 2; in the duel, colour 2 is the neutral
+colour and chance plays it.
+
+A pick is secret until the step's picks are all in. While a step is open its picks sit in the log
+marked ``"secret": True`` and ``record_move`` shows them to their owner only; the move that
+completes the step rewrites those log entries without the mark, which reveals them to everyone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from .base import (
+    CHANCE,
+    Engine,
+    GameResult,
+    IllegalMove,
+    Move,
+    OptionSpec,
+    State,
+)
+from .registry import register
+
+RADIUS = 3
+COLOURS = 3
+TOPPINGS = 16
+ROUNDS = 60
+FACES = tuple(range(1, 7))
+AXES = ("q", "r", "s")
+NEUTRAL = 2
+SECRET = "secret"
+
+#: Every cell as (q, r), in ascending (r, q) order.
+CELLS: tuple[tuple[int, int], ...] = tuple(
+    sorted(
+        (
+            (q, r)
+            for q in range(-RADIUS, RADIUS + 1)
+            for r in range(-RADIUS, RADIUS + 1)
+            if abs(q + r) <= RADIUS
+        ),
+        key=lambda cell: (cell[1], cell[0]),
+    )
+)
+INDEX: dict[tuple[int, int], int] = {cell: i for i, cell in enumerate(CELLS)}
+
+#: The two X marks of each colour, where it starts.
+START_CELLS: tuple[tuple[tuple[int, int], ...], ...] = (
+    ((3, -3), (3, 0)),
+    ((-3, 3), (0, 3)),
+    ((0, -3), (-3, 0)),
+)
+
+
+def coordinates(cell: tuple[int, int]) -> tuple[int, int, int]:
+    q, r = cell
+    return q, r, -q - r
+
+
+def hex_distance(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(abs(x - y) for x, y in zip(coordinates(a), coordinates(b), strict=True))
+
+
+#: For each cell, the cells at distance 1 (a new topping may not go there beside its own colour).
+NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(j for j, other in enumerate(CELLS) if hex_distance(cell, other) == 1) for cell in CELLS
+)
+
+
+def side_of_line(cell: tuple[int, int], axis: int, n: int) -> int:
+    """0 on the low side of line (axis, n), 1 on the high side: the line runs between the rows
+    axis = n - 4 and axis = n - 3."""
+    return int(coordinates(cell)[axis] >= n - 3)
+
+
+def _parts_of_lines(lines: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:
+    by_sides: dict[tuple[int, ...], list[int]] = {}
+    for i, cell in enumerate(CELLS):
+        key = tuple(side_of_line(cell, axis, n) for axis, n in enumerate(lines))
+        by_sides.setdefault(key, []).append(i)
+    return tuple(tuple(cells) for _, cells in sorted(by_sides.items()))
+
+
+#: The parts (tuples of cell indices) for every choice of lines, keyed by (n_q, n_r, n_s).
+PARTS: dict[tuple[int, int, int], tuple[tuple[int, ...], ...]] = {
+    (nq, nr, ns): _parts_of_lines((nq, nr, ns)) for nq in FACES for nr in FACES for ns in FACES
+}
+
+
+def _part_of_each_cell(parts: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    owner = [0] * len(CELLS)
+    for p, cells in enumerate(parts):
+        for i in cells:
+            owner[i] = p
+    return tuple(owner)
+
+
+#: The part index of each cell, for every choice of lines (the bot counts with this).
+PART_OF: dict[tuple[int, int, int], tuple[int, ...]] = {
+    lines: _part_of_each_cell(parts) for lines, parts in PARTS.items()
+}
+
+
+def cell_name(index: int) -> list[int]:
+    return list(CELLS[index])
+
+
+def axis_of(colour: int, round_number: int) -> int:
+    """The rotating pizza gives each colour a new direction every round."""
+    return (colour + round_number) % COLOURS
+
+
+def lines_of_picks(picks: list[int], round_number: int) -> tuple[int, int, int]:
+    """The line number on each axis (q, r, s) once every colour has picked."""
+    lines = [0, 0, 0]
+    for colour, pick in enumerate(picks):
+        lines[axis_of(colour, round_number)] = pick
+    return lines[0], lines[1], lines[2]
+
+
+def placeable_cells(board: list[int | None], colour: int) -> list[int]:
+    """Empty cells at distance 2 or more from every topping of ``colour``."""
+    return [
+        i
+        for i, here in enumerate(board)
+        if here is None and all(board[j] != colour for j in NEIGHBOURS[i])
+    ]
+
+
+def resolve_cut(
+    board: list[int | None], supply: list[int], lines: tuple[int, int, int]
+) -> tuple[list[int | None], list[int], list[int], list[int]]:
+    """Step 3 of a round: the board and supply after the cut along ``lines``, with the cells
+    whose topping was removed and the cells that were filled (both as cell indices)."""
+    parts = PARTS[lines]
+    counts = [[0] * COLOURS for _ in parts]
+    for p, cells in enumerate(parts):
+        row = counts[p]
+        for i in cells:
+            colour = board[i]
+            if colour is not None:
+                row[colour] += 1
+    # Counts are taken once, before anything moves: safety and every part's outcome use them.
+    safe = [all(row[c] <= 1 for row in counts) for c in range(COLOURS)]
+    new_board = list(board)
+    new_supply = list(supply)
+    removed: list[int] = []
+    won: list[list[int]] = [[] for _ in range(COLOURS)]
+    for p, cells in enumerate(parts):
+        row = counts[p]
+        most = max(row)
+        if most == 0:
+            continue
+        leaders = [c for c in range(COLOURS) if row[c] == most]
+        if len(leaders) == 1:
+            winner = leaders[0]
+            for i in cells:
+                colour = board[i]
+                if colour is not None and colour != winner and not safe[colour]:
+                    removed.append(i)
+                    new_supply[colour] += 1
+                    won[winner].append(i)
+        elif len(leaders) == 2:
+            third = COLOURS - sum(leaders)
+            if not safe[third]:
+                for i in cells:
+                    if board[i] == third:
+                        removed.append(i)
+                        new_supply[third] += 1
+    for i in removed:
+        new_board[i] = None
+    filled: list[int] = []
+    for colour in range(COLOURS):
+        for i in sorted(won[colour]):
+            if new_supply[colour] == 0:
+                break
+            new_board[i] = colour
+            new_supply[colour] -= 1
+            filled.append(i)
+    return new_board, new_supply, sorted(removed), sorted(filled)
+
+
+class PizzaParty(Engine):
+    slug = "pizza-party"
+    name = "Pizza Party"
+    min_players = 2
+    max_players = 3
+    option_specs = (
+        OptionSpec("variant", "standard", ("standard", "duel"), "Variant (duel: 2 players)"),
+    )
+
+    # --- set-up --------------------------------------------------------------------------------
+    def normalise_options(self, n_players: int, options: dict[str, Any] | None) -> dict[str, Any]:
+        # Two players can only play the duel, so a table of two need not say so.
+        if n_players == 2 and (options is None or isinstance(options, dict)):
+            options = {"variant": "duel", **(options or {})}
+        return super().normalise_options(n_players, options)
+
+    def check_options_for_players(self, n_players: int, options: dict[str, Any]) -> None:
+        if n_players == 2 and options["variant"] != "duel":
+            raise IllegalMove(
+                "Two players play the duel variant, where chance plays a neutral third colour."
+            )
+        if n_players == 3 and options["variant"] != "standard":
+            raise IllegalMove("The duel variant is for two players; three play the standard game.")
+
+    def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:
+        options = self.normalise_options(n_players, options)
+        board: list[int | None] = [None] * len(CELLS)
+        for colour, cells in enumerate(START_CELLS):
+            for cell in cells:
+                board[INDEX[cell]] = colour
+        state: State = {
+            "n": n_players,
+            "options": options,
+            "log": [],
+            "round": 0,
+            "phase": "add",
+            "step": 0,
+            "board": board,
+            "supply": [TOPPINGS - len(cells) for cells in START_CELLS],
+            "picks": [None] * COLOURS,
+            "picks_from": None,
+            "last_cut": None,
+            "end": None,
+        }
+        self._skip_passes(state)
+        return state
+
+    def is_duel(self, state: State) -> bool:
+        return state["options"]["variant"] == "duel"
+
+    # --- whose turn ----------------------------------------------------------------------------
+    def turn_order(self, state: State) -> list[int]:
+        """Seats t, t+1, t+2: the rotation moves "1st" one seat on each round."""
+        return [(state["round"] + k) % COLOURS for k in range(COLOURS)]
+
+    def placing_colour(self, state: State) -> int | None:
+        if state["phase"] != "add":
+            return None
+        return (state["round"] + state["step"]) % COLOURS
+
+    def _is_chance_colour(self, state: State, colour: int) -> bool:
+        return colour == NEUTRAL and self.is_duel(state)
+
+    def to_move(self, state: State) -> list[int]:
+        phase = state["phase"]
+        if phase == "add":
+            colour = self.placing_colour(state)
+            return [CHANCE] if self._is_chance_colour(state, colour) else [colour]
+        if phase == "cut":
+            waiting = [s for s in range(state["n"]) if state["picks"][s] is None]
+            # The neutral colour's die is rolled only after both players have picked.
+            return waiting or [CHANCE]
+        return []
+
+    def _colour_of_mover(self, state: State, seat: int) -> int:
+        return NEUTRAL if seat == CHANCE else seat
+
+    # --- checking moves ------------------------------------------------------------------------
+    def check(self, state: State, seat: int, move: Any) -> None:
+        if state["phase"] == "over":
+            raise IllegalMove("The game is over.")
+        due = self.to_move(state)
+        if seat not in due:
+            if seat == CHANCE:
+                raise IllegalMove("No chance move is due.")
+            if state["phase"] == "cut" and _is_int(seat) and 0 <= seat < state["n"]:
+                raise IllegalMove("You have already picked your cut this round.")
+            raise IllegalMove("It is not your turn.")
+        if not isinstance(move, dict):
+            raise IllegalMove('A move must be an object such as {"place": [0, 0]} or {"cut": 3}.')
+        if state["phase"] == "add":
+            self._check_place(state, self._colour_of_mover(state, seat), move)
+        else:
+            self._check_cut(move)
+
+    def _check_place(self, state: State, colour: int, move: Move) -> None:
+        if set(move) != {"place"}:
+            raise IllegalMove('Now add a topping: {"place": [q, r]}.')
+        cell = move["place"]
+        if not isinstance(cell, list) or len(cell) != 2 or not all(_is_int(x) for x in cell):
+            raise IllegalMove("A cell is written [q, r], two whole numbers.")
+        index = INDEX.get((cell[0], cell[1]))
+        if index is None:
+            raise IllegalMove(f"[{cell[0]}, {cell[1]}] is not a cell of the pizza.")
+        board = state["board"]
+        if board[index] is not None:
+            raise IllegalMove("That cell already holds a topping.")
+        if any(board[j] == colour for j in NEIGHBOURS[index]):
+            raise IllegalMove("A new topping must be at least two cells away from your own.")
+
+    def _check_cut(self, move: Move) -> None:
+        if set(move) != {"cut"}:
+            raise IllegalMove('Now pick your cut: {"cut": n} with n from 1 to 6.')
+        pick = move["cut"]
+        if not _is_int(pick) or pick not in FACES:
+            raise IllegalMove("A cut is a number from 1 to 6.")
+
+    # --- applying moves ------------------------------------------------------------------------
+    def apply(self, state: State, seat: int, move: Any) -> State:
+        self.check(state, seat, move)
+        new = dict(state)
+        colour = self._colour_of_mover(state, seat)
+        if state["phase"] == "add":
+            new["log"] = [*state["log"], [seat, move]]
+            self._apply_place(new, colour, move["place"])
+        else:
+            self._apply_cut(new, seat, colour, move["cut"])
+        return new
+
+    def _apply_place(self, new: State, colour: int, cell: list[int]) -> None:
+        board = list(new["board"])
+        board[INDEX[(cell[0], cell[1])]] = colour
+        supply = list(new["supply"])
+        supply[colour] -= 1
+        new["board"] = board
+        new["supply"] = supply
+        new["step"] += 1
+        self._skip_passes(new)
+
+    def _skip_passes(self, new: State) -> None:
+        """Pass every colour that cannot add a topping (no cell or no supply), without a move;
+        when nobody is left to add, the cut starts."""
+        while new["step"] < COLOURS:
+            colour = self.placing_colour(new)
+            if new["supply"][colour] > 0 and placeable_cells(new["board"], colour):
+                return
+            new["step"] += 1
+        new["phase"] = "cut"
+        new["picks"] = [None] * COLOURS
+        new["picks_from"] = len(new["log"])
+
+    def _apply_cut(self, new: State, seat: int, colour: int, pick: int) -> None:
+        picks = list(new["picks"])
+        picks[colour] = pick
+        new["picks"] = picks
+        if any(p is None for p in picks):
+            # A player's pick waits in the log, marked secret, until the step is complete.
+            new["log"] = [*new["log"], [seat, {"cut": pick, SECRET: True}]]
+            return
+        start = new["picks_from"]
+        revealed = [[s, {"cut": m["cut"]}] for s, m in new["log"][start:]]
+        new["log"] = [*new["log"][:start], *revealed, [seat, {"cut": pick}]]
+        self._end_round(new, picks)
+
+    def _end_round(self, new: State, picks: list[int]) -> None:
+        round_number = new["round"]
+        lines = lines_of_picks(picks, round_number)
+        board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines)
+        new["board"] = board
+        new["supply"] = supply
+        new["last_cut"] = {
+            "round": round_number,
+            "picks": list(picks),
+            "axes": [AXES[axis_of(c, round_number)] for c in range(COLOURS)],
+            "removed": [cell_name(i) for i in removed],
+            "filled": [cell_name(i) for i in filled],
+        }
+        new["picks"] = [None] * COLOURS
+        new["picks_from"] = None
+        if 0 in supply:
+            new["phase"] = "over"
+            new["end"] = "sixteen"
+        elif round_number == ROUNDS - 1:
+            new["phase"] = "over"
+            new["end"] = "limit"
+        else:
+            new["round"] = round_number + 1
+            new["phase"] = "add"
+            new["step"] = 0
+            self._skip_passes(new)
+
+    # --- legal moves ---------------------------------------------------------------------------
+    def legal(self, state: State, seat: int) -> Iterator[Move]:
+        if seat not in self.to_move(state):
+            return
+        if state["phase"] == "add":
+            colour = self._colour_of_mover(state, seat)
+            for i in placeable_cells(state["board"], colour):
+                yield {"place": cell_name(i)}
+        else:
+            for face in FACES:
+                yield {"cut": face}
+
+    def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        if seat not in self.to_move(state):
+            raise IllegalMove("It is not your turn.")
+        if state["phase"] == "cut":
+            return {"cut": rng.choice(FACES)}
+        cells = placeable_cells(state["board"], self._colour_of_mover(state, seat))
+        return {"place": cell_name(rng.choice(cells))}
+
+    # --- chance --------------------------------------------------------------------------------
+    def chance_outcomes(self, state: State) -> list[tuple[Move, float]] | None:
+        if CHANCE not in self.to_move(state):
+            raise IllegalMove("No chance move is due.")
+        moves = list(self.legal(state, CHANCE))
+        return [(move, 1 / len(moves)) for move in moves]
+
+    # --- the end -------------------------------------------------------------------------------
+    def on_board(self, state: State) -> list[int]:
+        """Toppings on the board per colour (all three, the neutral one included)."""
+        return [TOPPINGS - left for left in state["supply"]]
+
+    def partial_scores(self, state: State) -> list[int]:
+        return self.on_board(state)[: state["n"]]
+
+    def leading_colours(self, state: State) -> list[int]:
+        """The colours that won the game: all 16 on the board, or the most at the round limit."""
+        counts = self.on_board(state)
+        if state["end"] == "sixteen":
+            return [c for c in range(COLOURS) if counts[c] == TOPPINGS]
+        most = max(counts)
+        return [c for c in range(COLOURS) if counts[c] == most]
+
+    def winners(self, state: State) -> list[int]:
+        """The winning seats; empty when the duel's neutral colour won."""
+        leaders = self.leading_colours(state)
+        if self.is_duel(state) and NEUTRAL in leaders:
+            return []
+        return leaders
+
+    def result(self, state: State) -> GameResult:
+        if state["phase"] != "over":
+            raise IllegalMove("The game is not over yet.")
+        n = state["n"]
+        scores = self.partial_scores(state)
+        winners = self.winners(state)
+        if not winners:
+            # The neutral colour won the duel: both players share the last rank.
+            return GameResult(scores, [n] * n, {"winners": []})
+        ranks = []
+        for seat in range(n):
+            if seat in winners:
+                ranks.append(1)
+            else:
+                better = sum(1 for o in range(n) if o not in winners and scores[o] > scores[seat])
+                ranks.append(1 + len(winners) + better)
+        return GameResult(scores, ranks, {"winners": winners})
+
+    # --- what a seat may see -------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        n = state["n"]
+        you = seat if _is_int(seat) and 0 <= seat < n else None
+        counts = self.on_board(state)
+        playing = state["phase"] != "over"
+        placing = self.placing_colour(state)
+        your_cells: list[list[int]] = []
+        if you is not None and placing == you:
+            your_cells = [cell_name(i) for i in placeable_cells(state["board"], you)]
+        return {
+            "variant": state["options"]["variant"],
+            "players": n,
+            "you": you,
+            "phase": state["phase"],
+            "round": state["round"],
+            "rounds": ROUNDS,
+            "order": self.turn_order(state) if playing else [],
+            "placing": placing,
+            "to_move": [s for s in self.to_move(state) if s != CHANCE],
+            "chance_next": CHANCE in self.to_move(state),
+            "board": [
+                {"cell": list(cell), "colour": state["board"][i]} for i, cell in enumerate(CELLS)
+            ],
+            "colours": [
+                {
+                    "colour": c,
+                    "neutral": self._is_chance_colour(state, c),
+                    "on_board": counts[c],
+                    "supply": state["supply"][c],
+                    "axis": AXES[axis_of(c, state["round"])] if playing else None,
+                    "picked": state["picks"][c] is not None,
+                }
+                for c in range(COLOURS)
+            ],
+            "your_pick": state["picks"][you] if you is not None else None,
+            "your_cells": your_cells,
+            "last_cut": state["last_cut"],
+            "result": None if playing else self.result(state).as_json(),
+        }
+
+    # --- records -------------------------------------------------------------------------------
+    def record_move(self, seat: int, move: Move, viewer: int | None, final: bool) -> Move | None:
+        if seat == CHANCE:
+            return {"chance": dict(move)}
+        if move.get(SECRET):
+            # An unrevealed pick: its owner sees it, everyone else does not even learn it exists
+            # from the record (the view says who has picked).
+            if viewer != seat and not final:
+                return None
+            return {"seat": seat, "cut": move["cut"]}
+        return {"seat": seat, **move}
+
+    # --- bots ----------------------------------------------------------------------------------
+    def bot_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        from .pizza_party_bot import bot_move  # the bot imports this module
+
+        return bot_move(state, seat, rng)
+
+    def bot_move_strong(self, state: State, seat: int, rng: random.Random) -> Move:
+        from .pizza_party_bot import bot_move_strong
+
+        return bot_move_strong(state, seat, rng)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+ENGINE = register(PizzaParty())

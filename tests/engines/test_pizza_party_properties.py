@@ -1,0 +1,114 @@
+"""Properties of Pizza Party over thousands of random games (hypothesis).
+
+Each example plays one three-player game and one duel from its seed, so 1,000 examples make 2,000
+games.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engines import CHANCE
+from games.engines.pizza_party import COLOURS, ENGINE, FACES, ROUNDS, TOPPINGS
+from games.engines.records import export_record, replay
+
+State = dict[str, Any]
+
+GAMES = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: No game can need more moves than 60 rounds of three placements and three picks.
+MAX_MOVES = ROUNDS * 2 * COLOURS
+
+
+def players(n: int) -> list[str]:
+    return ["ann", "bob", "cat"][:n]
+
+
+def with_other_pick(state: State, seat: int, pick: int) -> State:
+    """The same state, except that ``seat``'s pending pick is ``pick``."""
+    picks = list(state["picks"])
+    picks[seat] = pick
+    start = state["picks_from"]
+    log = [
+        [s, {**move, "cut": pick}] if s == seat else [s, move] for s, move in state["log"][start:]
+    ]
+    return {**state, "picks": picks, "log": [*state["log"][:start], *log]}
+
+
+def check_pending_picks_are_hidden(state: State, rng: random.Random) -> None:
+    """Nothing another seat (or a spectator) gets depends on a pick that is still secret."""
+    n = state["n"]
+    for seat in range(n):
+        mine = state["picks"][seat]
+        if mine is None:
+            continue
+        other = with_other_pick(state, seat, rng.choice([f for f in FACES if f != mine]))
+        for viewer in [*range(n), None]:
+            if viewer == seat:
+                continue
+            seen = json.dumps(ENGINE.view(state, viewer), sort_keys=True)
+            assert seen == json.dumps(ENGINE.view(other, viewer), sort_keys=True)
+            record = export_record(ENGINE, state, players(n), viewer)
+            assert record == export_record(ENGINE, other, players(n), viewer)
+        assert ENGINE.view(state, seat)["your_pick"] == mine
+    pending = [s for s in range(n) if state["picks"][s] is not None]
+    for viewer in [*range(n), None]:
+        moves = export_record(ENGINE, state, players(n), viewer)["moves"]
+        assert len(moves) == len(state["log"]) - sum(1 for s in pending if s != viewer)
+
+
+def check_invariants(state: State) -> None:
+    board = state["board"]
+    for colour in range(COLOURS):
+        assert board.count(colour) + state["supply"][colour] == TOPPINGS
+    due = ENGINE.to_move(state)
+    assert due == sorted(due)
+    if state["phase"] == "cut":
+        assert all(state["picks"][s] is None for s in due if s != CHANCE)
+
+
+def play_checked(n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    snapshot_at = rng.randrange(40)
+    for played in range(MAX_MOVES + 1):
+        if ENGINE.is_over(state):
+            break
+        check_invariants(state)
+        seat = rng.choice(ENGINE.to_move(state))
+        if seat == CHANCE:
+            outcomes = ENGINE.chance_outcomes(state)
+            assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = rng.choice(list(ENGINE.legal(state, seat)))
+        state = ENGINE.apply(state, seat, move)
+        if state["phase"] == "cut":
+            check_pending_picks_are_hidden(state, rng)
+        if played == snapshot_at:
+            # A record taken mid-game, by any viewer, is a valid record of a game so far.
+            viewer = rng.choice([*range(n), None])
+            _, replayed = replay(export_record(ENGINE, state, players(n), viewer))
+            assert replayed["board"] == state["board"]
+    assert ENGINE.is_over(state), "the game did not end"
+    result = ENGINE.result(state)
+    assert len(result.scores) == len(result.ranks) == n
+    assert set(result.extra) == {"winners"}
+    assert all(result.ranks[s] == 1 for s in result.extra["winners"])
+    for viewer in [*range(n), None]:
+        record = export_record(ENGINE, state, players(n), viewer)
+        json.dumps(ENGINE.view(state, viewer))
+        _, replayed = replay(json.loads(json.dumps(record)))
+        assert ENGINE.result(replayed) == result
+        assert replayed == state
+
+
+@GAMES
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_games_apply_every_sampled_legal_move_end_and_replay_to_the_same_result(seed):
+    play_checked(3, seed)
+    play_checked(2, seed)
