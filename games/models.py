@@ -157,3 +157,25 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"move {self.number} of {self.match_id}"
+
+
+class Invitation(models.Model):
+    """A player at a table invites a friend: the friend sees it live and may join even a private
+    table without its link."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="invitations")
+    from_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="table_invitations"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "to_user"], name="one_invitation_per_table"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_user_id} invites {self.to_user_id} to {self.match_id}"

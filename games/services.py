@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from . import notify
 from .engines import CHANCE, Engine, IllegalMove, get_engine
 from .engines.base import competition_ranks
-from .models import Match, Move, Seat
+from .models import Invitation, Match, Move, Seat
 
 #: Sent inside the transaction that finishes a match (``match``: the finished Match). Ratings and
 #: arenas listen; what they write commits or rolls back with the match's end.
@@ -76,7 +76,22 @@ def may_watch(match: Match, user: AbstractBaseUser | None, invite_code: str | No
         return True
     if invite_code and invite_code == match.invite_code:
         return True
-    return seat_of(match, user) is not None
+    return seat_of(match, user) is not None or is_invited(match, user)
+
+
+def is_invited(match: Match, user: AbstractBaseUser | None) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    return Invitation.objects.filter(match=match, to_user=user).exists()
+
+
+def lobby_tables(user: AbstractBaseUser | None) -> list[Match]:
+    """Open tables the lobby shows ``user``: the public ones and private ones they are invited to."""
+    public = Match.objects.visible_in_lobby()
+    if user is not None and user.is_authenticated:
+        invited = Match.objects.open().filter(invitations__to_user=user)
+        public = public | invited
+    return list(public.distinct().prefetch_related("seats__user").order_by("-created_at")[:200])
 
 
 def _locked(match_id: int) -> Match:
@@ -143,7 +158,12 @@ def join_table(user: AbstractBaseUser, match_id: int, invite_code: str | None = 
     """Take the first free seat; the match starts by itself when the last seat is taken."""
     with transaction.atomic():
         match = _locked(match_id)
-        if match.private and invite_code != match.invite_code and seat_of(match, user) is None:
+        if (
+            match.private
+            and invite_code != match.invite_code
+            and seat_of(match, user) is None
+            and not is_invited(match, user)
+        ):
             raise NotAllowed(_("This table is private: you need its invitation link."))
         if not match.is_open:
             raise Conflict(_("This table has already started."))
@@ -183,6 +203,34 @@ def add_bot(user: AbstractBaseUser, match_id: int, level: int = 1) -> Match:
         _start_if_full(match)
         _changed(match, lobby=True)
     return match
+
+
+def invite_friend(user: AbstractBaseUser, match_id: int, friend: AbstractBaseUser) -> Invitation:
+    """A seated player invites a friend to an open table; the friend is told at once, on
+    whatever page they are."""
+    from players.friends import friend_ids
+
+    with transaction.atomic():
+        match = _locked(match_id)
+        if seat_of(match, user) is None:
+            raise NotAllowed(_("Only a player at this table may invite."))
+        if not match.is_open:
+            raise Conflict(_("This table has already started."))
+        if friend.pk not in friend_ids(user):
+            raise NotAllowed(_("You can only invite your friends."))
+        if seat_of(match, friend) is not None:
+            raise Conflict(_("%(name)s already has a seat here.") % {"name": friend})
+        invitation, _created = Invitation.objects.get_or_create(
+            match=match, to_user=friend, defaults={"from_user": user}
+        )
+        friend_id, invitation_id = friend.pk, invitation.pk
+        transaction.on_commit(
+            lambda: notify.send(
+                notify.user_group(friend_id), {"type": "user.invited", "invitation": invitation_id}
+            )
+        )
+        _changed(match, lobby=True)
+    return invitation
 
 
 def leave_table(user: AbstractBaseUser, match_id: int) -> Match:

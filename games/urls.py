@@ -6,4 +6,14 @@ app_name = "games"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("play/", views.lobby, name="lobby"),
+    path("play/new/", views.create_table, name="create"),
+    path("play/api/", views.api_help, name="api_help"),
+    path("tables/<int:match_id>/", views.table, name="table"),
+    path("tables/<int:match_id>/move/", views.move, name="move"),
+    path("tables/<int:match_id>/join/", views.join, name="join"),
+    path("tables/<int:match_id>/leave/", views.leave, name="leave"),
+    path("tables/<int:match_id>/bot/", views.add_bot, name="add_bot"),
+    path("tables/<int:match_id>/record.json", views.record, name="record"),
+    path("tables/<int:match_id>/replay/", views.replay, name="replay"),
 ]

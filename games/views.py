@@ -1,9 +1,27 @@
-"""HTML views of the games app: thin, they read and call services only."""
+"""HTML views of the games app: thin, they read, call services and render.
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+Forms work without JavaScript (a POST, then a redirect or the page again with the error); with htmx
+the same forms post in the background and the answer is hx-swap-oob fragments. An htmx request that
+a service refuses is answered 200 with the error fragment only (htmx 2 does not swap 4xx answers),
+so the sentence shows and nothing else changes.
+"""
 
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from . import rendering, services
 from .engines import all_engines
+from .engines.records import export_record
+from .forms import CreateTableForm, MoveFormError, move_from_post, version_from_post
+from .models import Match
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -12,3 +30,193 @@ def home(request: HttpRequest) -> HttpResponse:
         for e in all_engines()
     ]
     return render(request, "games/home.html", {"games": games})
+
+
+# --- helpers -----------------------------------------------------------------------------------
+def _invite(request: HttpRequest) -> str | None:
+    return request.POST.get("invite") or request.GET.get("invite") or None
+
+
+def _watchable(request: HttpRequest, match_id: int) -> Match:
+    """The match if this visitor may see it; a private table answers exactly like a missing one."""
+    match = Match.objects.filter(pk=match_id).select_related("created_by").first()
+    if match is None or not services.may_watch(match, request.user, _invite(request)):
+        raise Http404("There is no such table.")
+    return match
+
+
+def _table_url(match: Match, invite: str | None) -> str:
+    url = reverse("games:table", args=[match.pk])
+    if invite and invite == match.invite_code:
+        url = f"{url}?invite={invite}"
+    return url
+
+
+def _htmx_redirect(url: str) -> HttpResponse:
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = url
+    return response
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+def lobby(request: HttpRequest) -> HttpResponse:
+    return _lobby_page(request, CreateTableForm())
+
+
+def _lobby_page(request: HttpRequest, form: CreateTableForm, status: int = 200) -> HttpResponse:
+    context = {**rendering.lobby_context(request.user), "form": form}
+    return render(request, "games/lobby.html", context, status=status)
+
+
+@login_required
+@require_POST
+def create_table(request: HttpRequest) -> HttpResponse:
+    form = CreateTableForm(request.POST)
+    if not form.is_valid():
+        return _lobby_page(request, form, status=400)
+    data = form.cleaned_data
+    try:
+        match = services.create_table(
+            request.user,
+            data["game"],
+            mode=data["mode"],
+            seats=data["seats"],
+            options=form.options(),
+            private=data["private"],
+            turn_seconds=data["turn_seconds"],
+        )
+    except services.ServiceError as error:
+        form.add_error(None, error.message)
+        return _lobby_page(request, form, status=error.status)
+    return redirect(_table_url(match, match.invite_code if match.private else None))
+
+
+def api_help(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/api_help.html")
+
+
+# --- a table -----------------------------------------------------------------------------------
+@require_GET
+def table(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = _watchable(request, match_id)
+    return _table_page(request, match)
+
+
+def _table_page(
+    request: HttpRequest, match: Match, error: str | None = None, status: int = 200
+) -> HttpResponse:
+    context = rendering.table_context(match, request.user, _invite(request), error=error)
+    return render(request, "games/table.html", context, status=status)
+
+
+@require_POST
+def move(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = _watchable(request, match_id)
+    try:
+        played = move_from_post(request.POST)
+        version = version_from_post(request.POST)
+        match = services.play(match.pk, request.user, played, version)
+    except (MoveFormError, services.ServiceError) as error:
+        return _refused(request, match, error.message, error.status)
+    if request.htmx:
+        return HttpResponse(rendering.table_fragments(match, request.user, _invite(request)))
+    return redirect(_table_url(match, _invite(request)))
+
+
+def _refused(request: HttpRequest, match: Match, message: str, status: int) -> HttpResponse:
+    """A refused move or seat change: nothing changed, the player reads why."""
+    if request.htmx:
+        if status == services.Conflict.status:
+            # The table moved on: show it as it is now, with the sentence.
+            match.refresh_from_db()
+            html = rendering.table_fragments(match, request.user, _invite(request), error=message)
+            return HttpResponse(html)
+        return HttpResponse(rendering.page_error(message))
+    match.refresh_from_db()
+    return _table_page(request, match, error=message, status=status)
+
+
+@require_POST
+def join(request: HttpRequest, match_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _to_login(request, reverse("games:table", args=[match_id]))
+    match = _watchable(request, match_id)
+    try:
+        services.join_table(request.user, match.pk, _invite(request))
+    except services.ServiceError as error:
+        return _seat_refused(request, match, error)
+    url = _table_url(match, _invite(request))
+    return _htmx_redirect(url) if request.htmx else redirect(url)
+
+
+@require_POST
+def leave(request: HttpRequest, match_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _to_login(request, reverse("games:table", args=[match_id]))
+    match = _watchable(request, match_id)
+    try:
+        services.leave_table(request.user, match.pk)
+    except services.ServiceError as error:
+        return _seat_refused(request, match, error)
+    url = reverse("games:lobby")
+    return _htmx_redirect(url) if request.htmx else redirect(url)
+
+
+@require_POST
+def add_bot(request: HttpRequest, match_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _to_login(request, reverse("games:table", args=[match_id]))
+    match = _watchable(request, match_id)
+    try:
+        level = int(request.POST.get("level", "1"))
+    except ValueError:
+        level = 0  # the service refuses it with a sentence
+    try:
+        match = services.add_bot(request.user, match.pk, level)
+    except services.ServiceError as error:
+        return _seat_refused(request, match, error)
+    if request.htmx:
+        return HttpResponse(rendering.table_fragments(match, request.user, _invite(request)))
+    return redirect(_table_url(match, _invite(request)))
+
+
+def _seat_refused(request: HttpRequest, match: Match, error: services.ServiceError) -> HttpResponse:
+    if request.htmx:
+        return HttpResponse(rendering.page_error(error.message))
+    messages.error(request, error.message)
+    return redirect(_table_url(match, _invite(request)))
+
+
+def _to_login(request: HttpRequest, next_url: str) -> HttpResponse:
+    url = f"{reverse('players:login')}?{urlencode({'next': next_url})}"
+    return _htmx_redirect(url) if request.htmx else redirect(url)
+
+
+@require_GET
+def record(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The game record as this visitor may see it: while the match runs, pizzas still to come are
+    null (engine.record_header decides)."""
+    match = _watchable(request, match_id)
+    if match.state is None:
+        raise Http404("The match has not started yet.")
+    engine = services.engine_for(match)
+    seat = services.seat_of(match, request.user)
+    players = [s.display_name for s in match.seats.select_related("user")]
+    data = export_record(engine, match.state, players, viewer=seat.index if seat else None)
+    response = JsonResponse(data, json_dumps_params={"indent": 1, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="{match.game}-{match.pk}.json"'
+    return response
+
+
+@require_GET
+def replay(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Steps through a finished match's moves (a running match's replay would show hidden
+    pizzas to nobody, but it is simplest to open it only at the end)."""
+    match = _watchable(request, match_id)
+    if match.status != Match.Status.FINISHED or match.game not in rendering.BROWSER_GAMES:
+        raise Http404("The replay opens when the match is over.")
+    try:
+        step = int(request.GET.get("step", "0"))
+    except ValueError:
+        step = 0
+    return render(request, "games/replay.html", rendering.replay_context(match, step))

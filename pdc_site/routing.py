@@ -1,3 +1,12 @@
-"""WebSocket routes (the live lobby and tables join them in the site's issue)."""
+"""WebSocket routes."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from games import consumers
+from players.consumers import PlayerConsumer
+
+websocket_urlpatterns = [
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    path("ws/tables/<int:match_id>/", consumers.TableConsumer.as_asgi()),
+    path("ws/me/", PlayerConsumer.as_asgi()),
+]

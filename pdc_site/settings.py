@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -87,6 +88,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "players.context_processors.friend_requests",
             ],
         },
     },
@@ -107,7 +109,8 @@ else:
             # write lock at the start of a transaction so row locks behave like PostgreSQL's.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
             # A file, not memory: tests with several threads or processes need real locking.
-            "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
+            # One per test process, so that parallel runs never share (or delete) each other's.
+            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"pdc-test-{os.getpid()}.sqlite3")},
         }
     }
 

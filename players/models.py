@@ -66,3 +66,28 @@ class ApiToken(models.Model):
     @property
     def revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+class Friendship(models.Model):
+    """A friend request from ``from_user`` to ``to_user``; friends once accepted."""
+
+    from_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="friend_requests_sent"
+    )
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="friend_requests_received"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["from_user", "to_user"], name="one_request_per_pair"),
+            models.CheckConstraint(
+                condition=~models.Q(from_user=models.F("to_user")), name="no_friendship_with_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        state = "friends" if self.accepted_at else "requested"
+        return f"{self.from_user_id} → {self.to_user_id} ({state})"

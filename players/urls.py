@@ -26,4 +26,11 @@ urlpatterns = [
     path("", views.account, name="account"),
     path("tokens/", views.create_token, name="create_token"),
     path("tokens/<int:token_id>/revoke/", views.revoke_token, name="revoke_token"),
+    path("friends/", views.friends_page, name="friends"),
+    path("friends/add/", views.friend_request_by_name, name="friend_add"),
+    path("friends/<str:username>/request/", views.friend_request, name="friend_request"),
+    path("friends/<str:username>/accept/", views.friend_accept, name="friend_accept"),
+    path("friends/<str:username>/decline/", views.friend_decline, name="friend_decline"),
+    path("friends/<str:username>/remove/", views.friend_remove, name="friend_remove"),
+    path("tables/<int:match_id>/invite/", views.invite_friend, name="invite_friend"),
 ]

@@ -2,7 +2,7 @@
 Django's own views, wired in players/urls.py)."""
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -11,8 +11,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from games import services
+
+from . import friends, presence
 from .forms import NewTokenForm, SignUpForm
-from .models import ApiToken
+from .models import ApiToken, Friendship
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -68,3 +71,94 @@ def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
         token.save(update_fields=["revoked_at"])
         messages.info(request, _("Token “%(name)s” revoked.") % {"name": token.name})
     return redirect("players:account")
+
+
+# --- friends -------------------------------------------------------------------------------------
+@login_required
+def friends_page(request: HttpRequest) -> HttpResponse:
+    ids = friends.friend_ids(request.user)
+    people = list(get_user_model().objects.filter(pk__in=ids).order_by("username"))
+    online = presence.online_ids(ids)
+    sent = Friendship.objects.filter(from_user=request.user, accepted_at__isnull=True)
+    return render(
+        request,
+        "players/friends.html",
+        {
+            "friends": [{"user": p, "online": p.pk in online} for p in people],
+            "incoming": friends.incoming_requests(request.user),
+            "sent": sent.select_related("to_user"),
+        },
+    )
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    return redirect(_safe_next(request) or "players:friends")
+
+
+def _other(username: str):
+    return get_object_or_404(get_user_model(), username=username, is_active=True)
+
+
+@login_required
+@require_POST
+def friend_request(request: HttpRequest, username: str) -> HttpResponse:
+    try:
+        status = friends.request_friend(request.user, _other(username))
+    except friends.FriendError as refusal:
+        messages.error(request, refusal.message)
+        return _back(request)
+    if status == "friends":
+        messages.success(request, _("You and %(name)s are friends.") % {"name": username})
+    else:
+        messages.info(request, _("Friend request sent to %(name)s.") % {"name": username})
+    return _back(request)
+
+
+@login_required
+@require_POST
+def friend_request_by_name(request: HttpRequest) -> HttpResponse:
+    username = request.POST.get("username", "").strip()
+    if not get_user_model().objects.filter(username=username, is_active=True).exists():
+        messages.error(request, _("There is no player called %(name)s.") % {"name": username})
+        return redirect("players:friends")
+    return friend_request(request, username)
+
+
+@login_required
+@require_POST
+def friend_accept(request: HttpRequest, username: str) -> HttpResponse:
+    try:
+        friends.accept(request.user, _other(username))
+        messages.success(request, _("You and %(name)s are friends.") % {"name": username})
+    except friends.FriendError as refusal:
+        messages.error(request, refusal.message)
+    return _back(request)
+
+
+@login_required
+@require_POST
+def friend_decline(request: HttpRequest, username: str) -> HttpResponse:
+    try:
+        friends.decline(request.user, _other(username))
+    except friends.FriendError as refusal:
+        messages.error(request, refusal.message)
+    return _back(request)
+
+
+@login_required
+@require_POST
+def friend_remove(request: HttpRequest, username: str) -> HttpResponse:
+    friends.remove(request.user, _other(username))
+    return _back(request)
+
+
+@login_required
+@require_POST
+def invite_friend(request: HttpRequest, match_id: int) -> HttpResponse:
+    friend = _other(request.POST.get("friend", ""))
+    try:
+        services.invite_friend(request.user, match_id, friend)
+        messages.success(request, _("%(name)s is invited.") % {"name": friend.username})
+    except services.ServiceError as refusal:
+        messages.error(request, refusal.message)
+    return redirect("games:table", match_id)

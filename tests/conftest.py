@@ -4,3 +4,12 @@ import os
 
 # Playwright's sync API runs an event loop in the test thread; Django's ORM must still be usable.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Tests create many users: the production hasher would cost a third of a second each."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -100,6 +100,7 @@ def test_an_abandoner_is_rated_as_last():
     assert change.delta < 0
 
 
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_finishers_rate_a_match_once_on_postgresql():
     require_postgres()

@@ -39,6 +39,7 @@ def submit_concurrently(match: Match, user, move: dict, copies: int) -> list[str
     return outcomes
 
 
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_copies_of_a_move_are_accepted_exactly_once_on_postgresql():
     require_postgres()

@@ -98,6 +98,7 @@ def test_the_worker_command_runs_once():
     assert Match.objects.get(pk=match.pk).status == Match.Status.ABORTED
 
 
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_play_each_expired_turn_exactly_once():
     require_postgres()

@@ -1,0 +1,137 @@
+"""WebSocket consumers: thin. A socket joins its table's (or the lobby's) group; a group message
+only says "version N"; the socket then renders its own user's view and pushes it as hx-swap-oob
+fragments. Nothing a consumer sends is computed for anyone but the socket's own user."""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from . import notify, rendering, services
+from .models import Match
+
+#: Largest frame a client may send, and how many frames it may send per window.
+MAX_FRAME_BYTES = 4096
+RATE_WINDOW_SECONDS = 10.0
+RATE_MAX_FRAMES = 30
+CLOSE_POLICY_VIOLATION = 1008
+CLOSE_TOO_BIG = 1009
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+
+
+class RateLimitedConsumer(AsyncWebsocketConsumer):
+    """Refuses oversized frames and floods: a misbehaving client is disconnected."""
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
+        if size > MAX_FRAME_BYTES:
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        now = time.monotonic()
+        self.recent = [t for t in getattr(self, "recent", []) if now - t < RATE_WINDOW_SECONDS]
+        self.recent.append(now)
+        if len(self.recent) > RATE_MAX_FRAMES:
+            await self.close(code=CLOSE_POLICY_VIOLATION)
+            return
+        try:
+            message = json.loads(text_data or "")
+        except json.JSONDecodeError:
+            await self.send_error("Messages must be JSON.")
+            return
+        if not isinstance(message, dict):
+            await self.send_error("Messages must be JSON objects.")
+            return
+        await self.handle(message)
+
+    async def handle(self, message: dict) -> None:
+        await self.send_error("Unknown message.")
+
+    async def send_error(self, text: str) -> None:
+        await self.send(text_data=await database_sync_to_async(rendering.render_socket_error)(text))
+
+
+class TableConsumer(RateLimitedConsumer):
+    async def connect(self) -> None:
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        self.user = self.scope.get("user")
+        invite = parse_qs(self.scope.get("query_string", b"").decode()).get("invite", [None])[0]
+        self.invite = invite
+        allowed = await database_sync_to_async(self.allowed)()
+        if allowed is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        if not allowed:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.group = notify.table_group(self.match_id)
+        self.sent_version = -1
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_table()
+
+    def allowed(self) -> bool | None:
+        match = Match.objects.filter(pk=self.match_id).first()
+        if match is None:
+            return None
+        return services.may_watch(match, self.user, self.invite)
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def table_changed(self, event: dict) -> None:
+        # Doorbells may arrive late or twice: a version already shown needs no new render.
+        if event.get("version", 0) > self.sent_version:
+            await self.send_table()
+
+    async def handle(self, message: dict) -> None:
+        # A client that saw a gap in versions (or came back from sleep) asks for the whole table.
+        if message.get("type") == "sync":
+            self.sent_version = -1
+            await self.send_table()
+        else:
+            await self.send_error("Unknown message.")
+
+    async def send_table(self) -> None:
+        rendered = await database_sync_to_async(self.render)()
+        if rendered is None:
+            return
+        version, html = rendered
+        if version > self.sent_version:
+            self.sent_version = version
+            await self.send(text_data=html)
+
+    def render(self) -> tuple[int, str] | None:
+        match = Match.objects.filter(pk=self.match_id).first()
+        if match is None:
+            return None
+        return match.version, rendering.render_table_fragments(match, self.user, self.invite)
+
+
+class LobbyConsumer(RateLimitedConsumer):
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        await self.channel_layer.group_add(notify.LOBBY_GROUP, self.channel_name)
+        await self.accept()
+        await self.send_lobby()
+
+    async def disconnect(self, code: int) -> None:
+        await self.channel_layer.group_discard(notify.LOBBY_GROUP, self.channel_name)
+
+    async def lobby_changed(self, event: dict) -> None:
+        await self.send_lobby()
+
+    async def handle(self, message: dict) -> None:
+        if message.get("type") == "sync":
+            await self.send_lobby()
+        else:
+            await self.send_error("Unknown message.")
+
+    async def send_lobby(self) -> None:
+        html = await database_sync_to_async(rendering.render_lobby_fragments)(self.user)
+        await self.send(text_data=html)

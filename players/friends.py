@@ -1,0 +1,110 @@
+"""Friends: requests, acceptance, removal. The only code that changes a Friendship."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import notify
+
+from .models import Friendship
+
+
+class FriendError(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _between(a: AbstractBaseUser, b: AbstractBaseUser) -> Q:
+    return Q(from_user=a, to_user=b) | Q(from_user=b, to_user=a)
+
+
+def friendship_status(viewer: AbstractBaseUser, target: AbstractBaseUser) -> str:
+    """'self', 'none', 'requested' (viewer asked), 'incoming' (target asked) or 'friends'."""
+    if not viewer.is_authenticated:
+        return "none"
+    if viewer.pk == target.pk:
+        return "self"
+    link = Friendship.objects.filter(_between(viewer, target)).first()
+    if link is None:
+        return "none"
+    if link.accepted_at:
+        return "friends"
+    return "requested" if link.from_user_id == viewer.pk else "incoming"
+
+
+def friend_ids(user: AbstractBaseUser) -> set[int]:
+    if not user.is_authenticated:
+        return set()
+    pairs = Friendship.objects.filter(
+        Q(from_user=user) | Q(to_user=user), accepted_at__isnull=False
+    ).values_list("from_user_id", "to_user_id")
+    return {b if a == user.pk else a for a, b in pairs}
+
+
+def incoming_requests(user: AbstractBaseUser) -> list[Friendship]:
+    return list(
+        Friendship.objects.filter(to_user=user, accepted_at__isnull=True).select_related(
+            "from_user"
+        )
+    )
+
+
+def request_friend(user: AbstractBaseUser, target: AbstractBaseUser) -> str:
+    """Ask ``target`` to be friends; if they already asked, this accepts. The new status."""
+    if user.pk == target.pk:
+        raise FriendError(_("You cannot befriend yourself."))
+    with transaction.atomic():
+        link = Friendship.objects.select_for_update().filter(_between(user, target)).first()
+        if link is not None:
+            if link.accepted_at:
+                return "friends"
+            if link.to_user_id == user.pk:
+                link.accepted_at = timezone.now()
+                link.save(update_fields=["accepted_at"])
+                _tell(target)
+                return "friends"
+            return "requested"
+        try:
+            with transaction.atomic():
+                Friendship.objects.create(from_user=user, to_user=target)
+        except IntegrityError:  # the same request sent twice at once
+            return "requested"
+        _tell(target)
+    return "requested"
+
+
+def accept(user: AbstractBaseUser, requester: AbstractBaseUser) -> None:
+    with transaction.atomic():
+        link = (
+            Friendship.objects.select_for_update()
+            .filter(from_user=requester, to_user=user, accepted_at__isnull=True)
+            .first()
+        )
+        if link is None:
+            raise FriendError(_("There is no friend request from %(name)s.") % {"name": requester})
+        link.accepted_at = timezone.now()
+        link.save(update_fields=["accepted_at"])
+        _tell(requester)
+
+
+def decline(user: AbstractBaseUser, requester: AbstractBaseUser) -> None:
+    deleted, _count = Friendship.objects.filter(
+        from_user=requester, to_user=user, accepted_at__isnull=True
+    ).delete()
+    if not deleted:
+        raise FriendError(_("There is no friend request from %(name)s.") % {"name": requester})
+
+
+def remove(user: AbstractBaseUser, other: AbstractBaseUser) -> None:
+    """End a friendship, or withdraw a request not yet answered."""
+    Friendship.objects.filter(_between(user, other)).delete()
+
+
+def _tell(user: AbstractBaseUser) -> None:
+    user_id = user.pk
+    transaction.on_commit(lambda: notify.send(notify.user_group(user_id), {"type": "user.changed"}))

@@ -1,0 +1,153 @@
+"""The live sockets (WebsocketCommunicator): who may listen, what they receive, and limits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+
+from games import consumers, services
+from games.engines import get_engine
+from pdc_site.routing import websocket_urlpatterns
+
+from .factories import make_user, started_table
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+APP = URLRouter(websocket_urlpatterns)
+
+
+def communicator(path: str, user=None) -> WebsocketCommunicator:
+    socket = WebsocketCommunicator(APP, path)
+    socket.scope["user"] = user or AnonymousUser()
+    return socket
+
+
+async def connected(path: str, user=None) -> tuple[WebsocketCommunicator, str]:
+    socket = communicator(path, user)
+    ok, _ = await socket.connect()
+    assert ok
+    return socket, await socket.receive_from(timeout=5)
+
+
+async def test_a_spectator_gets_the_whole_table_on_connect():
+    match, _ = await sync_to_async(started_table)(players=3)
+    socket, frame = await connected(f"/ws/tables/{match.pk}/")
+    assert 'hx-swap-oob="true"' in frame
+    assert f'data-version="{match.version}"' in frame
+    await socket.disconnect()
+
+
+async def test_every_change_rings_the_table_and_each_socket_renders_its_own_view():
+    match, users = await sync_to_async(started_table)(players=3)
+    engine = get_engine(match.game)
+    chef = engine.to_move(match.state)[0]
+    sockets = []
+    for user in [*users, None]:
+        socket, _ = await connected(f"/ws/tables/{match.pk}/", user)
+        sockets.append(socket)
+    await sync_to_async(services.play)(match.pk, users[chef], {"cut": [0, 4, 8]}, match.version)
+    frames = [await s.receive_from(timeout=5) for s in sockets]
+    for frame in frames:
+        assert f'data-version="{match.version + 1}"' in frame
+        assert match.seed not in frame
+        for pizza in match.state["pizzas"][1:]:
+            assert json.dumps(pizza) not in frame
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_a_private_table_refuses_strangers_and_admits_players_and_invitees():
+    owner = await sync_to_async(make_user)()
+    stranger = await sync_to_async(make_user)()
+    match = await sync_to_async(services.create_table)(owner, "part-du-chef", seats=2, private=True)
+    refused = communicator(f"/ws/tables/{match.pk}/", stranger)
+    ok, code = await refused.connect()
+    assert not ok and code == consumers.CLOSE_FORBIDDEN
+    socket, _ = await connected(f"/ws/tables/{match.pk}/", owner)
+    await socket.disconnect()
+    socket, _ = await connected(f"/ws/tables/{match.pk}/?invite={match.invite_code}", stranger)
+    await socket.disconnect()
+
+
+async def test_a_missing_table_is_refused():
+    socket = communicator("/ws/tables/999999/")
+    ok, code = await socket.connect()
+    assert not ok and code == consumers.CLOSE_NOT_FOUND
+
+
+async def test_a_client_that_saw_a_gap_asks_for_the_whole_table():
+    match, _ = await sync_to_async(started_table)(players=2)
+    socket, _ = await connected(f"/ws/tables/{match.pk}/")
+    await socket.send_to(text_data=json.dumps({"type": "sync"}))
+    frame = await socket.receive_from(timeout=5)
+    assert f'data-version="{match.version}"' in frame
+    await socket.disconnect()
+
+
+async def test_a_malformed_message_gets_an_error_and_changes_nothing():
+    match, _ = await sync_to_async(started_table)(players=2)
+    before = match.version
+    socket, _ = await connected(f"/ws/tables/{match.pk}/")
+    await socket.send_to(text_data="not json")
+    frame = await socket.receive_from(timeout=5)
+    assert "socket-error" in frame
+    await socket.send_to(text_data=json.dumps({"type": "cut", "cut": [0, 6]}))
+    assert "socket-error" in await socket.receive_from(timeout=5)
+    await sync_to_async(match.refresh_from_db)()
+    assert match.version == before
+    await socket.disconnect()
+
+
+async def test_an_oversized_frame_closes_the_socket():
+    match, _ = await sync_to_async(started_table)(players=2)
+    socket, _ = await connected(f"/ws/tables/{match.pk}/")
+    await socket.send_to(text_data="x" * (consumers.MAX_FRAME_BYTES + 1))
+    closed = await socket.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_TOO_BIG}
+
+
+async def test_a_flood_of_messages_closes_the_socket_with_1008():
+    match, _ = await sync_to_async(started_table)(players=2)
+    socket, _ = await connected(f"/ws/tables/{match.pk}/")
+    for _ in range(consumers.RATE_MAX_FRAMES + 1):
+        await socket.send_to(text_data=json.dumps({"type": "sync"}))
+    outputs = []
+    while True:
+        output = await socket.receive_output(timeout=5)
+        outputs.append(output)
+        if output["type"] == "websocket.close":
+            break
+    assert outputs[-1]["code"] == consumers.CLOSE_POLICY_VIOLATION
+
+
+async def test_sockets_from_another_origin_are_refused():
+    from pdc_site.asgi import application
+
+    match, _ = await sync_to_async(started_table)(players=2)
+    socket = WebsocketCommunicator(
+        application, f"/ws/tables/{match.pk}/", headers=[(b"origin", b"http://evil.example")]
+    )
+    ok, _ = await socket.connect()
+    assert not ok
+    good = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{match.pk}/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    ok, _ = await good.connect()
+    assert ok
+    await good.disconnect()
+
+
+async def test_the_lobby_socket_is_rung_when_a_table_opens():
+    socket, first = await connected("/ws/lobby/")
+    owner = await sync_to_async(make_user)("lobbyist")
+    await sync_to_async(services.create_table)(owner, "part-du-chef", seats=3)
+    frame = await socket.receive_from(timeout=5)
+    assert "lobbyist" in frame and "lobbyist" not in first
+    await socket.disconnect()

@@ -1,0 +1,169 @@
+"""Friends: requests, acceptance, removal, presence from heartbeats, and live invitations."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+from django.test import Client
+
+from games import services
+from games.models import Match
+from pdc_site.routing import websocket_urlpatterns
+from players import friends, presence
+from players.models import Friendship
+
+from .factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def befriend(a, b) -> None:
+    friends.request_friend(a, b)
+    friends.accept(b, a)
+
+
+def test_a_request_then_acceptance_makes_friends_both_ways():
+    ann, bob = make_user(), make_user()
+    assert friends.request_friend(ann, bob) == "requested"
+    assert friends.friendship_status(ann, bob) == "requested"
+    assert friends.friendship_status(bob, ann) == "incoming"
+    friends.accept(bob, ann)
+    assert friends.friendship_status(ann, bob) == friends.friendship_status(bob, ann) == "friends"
+    assert friends.friend_ids(ann) == {bob.pk} and friends.friend_ids(bob) == {ann.pk}
+
+
+def test_asking_someone_who_already_asked_you_accepts():
+    ann, bob = make_user(), make_user()
+    friends.request_friend(ann, bob)
+    assert friends.request_friend(bob, ann) == "friends"
+    assert Friendship.objects.count() == 1
+
+
+def test_declining_and_removing():
+    ann, bob = make_user(), make_user()
+    friends.request_friend(ann, bob)
+    friends.decline(bob, ann)
+    assert friends.friendship_status(ann, bob) == "none"
+    befriend(ann, bob)
+    friends.remove(bob, ann)
+    assert friends.friend_ids(ann) == set()
+
+
+def test_no_friendship_with_oneself_and_no_accepting_what_was_not_asked():
+    ann, bob = make_user(), make_user()
+    with pytest.raises(friends.FriendError):
+        friends.request_friend(ann, ann)
+    with pytest.raises(friends.FriendError):
+        friends.accept(ann, bob)
+    assert friends.friendship_status(ann, ann) == "self"
+
+
+def test_the_friends_page_and_its_forms():
+    ann, bob = make_user("ann"), make_user("bob")
+    client = Client()
+    client.force_login(ann)
+    client.post("/accounts/friends/add/", {"username": "bob"})
+    assert friends.friendship_status(ann, bob) == "requested"
+    other = Client()
+    other.force_login(bob)
+    page = other.get("/accounts/friends/")
+    assert b'data-testid="incoming-request"' in page.content
+    other.post("/accounts/friends/ann/accept/")
+    assert friends.friendship_status(ann, bob) == "friends"
+    assert b'data-testid="friend"' in client.get("/accounts/friends/").content
+    response = client.post("/accounts/friends/add/", {"username": "nobody"}, follow=True)
+    assert b"There is no player called nobody" in response.content
+
+
+def test_friend_forms_need_a_login_and_a_post():
+    make_user("bob")
+    assert Client().post("/accounts/friends/bob/request/").status_code == 302
+    client = Client()
+    client.force_login(make_user())
+    assert client.get("/accounts/friends/bob/request/").status_code == 405
+
+
+def test_presence_comes_from_heartbeats():
+    ann = make_user()
+    assert not presence.is_online(ann.pk)
+    presence.heartbeat(ann.pk)
+    assert presence.is_online(ann.pk)
+    assert presence.online_ids([ann.pk, ann.pk + 1]) == {ann.pk}
+
+
+def test_only_friends_may_be_invited_and_an_invitation_opens_a_private_table():
+    ann, bob, eve = make_user(), make_user(), make_user()
+    befriend(ann, bob)
+    match = services.create_table(ann, "part-du-chef", seats=2, private=True)
+    with pytest.raises(services.NotAllowed):
+        services.invite_friend(ann, match.pk, eve)
+    with pytest.raises(services.NotAllowed):
+        services.invite_friend(bob, match.pk, ann)
+    services.invite_friend(ann, match.pk, bob)
+    assert match in services.lobby_tables(bob)
+    assert match not in services.lobby_tables(eve)
+    services.join_table(bob, match.pk)
+    assert Match.objects.get(pk=match.pk).status == Match.Status.PLAYING
+
+
+# --- the player's own socket ----------------------------------------------------------------------
+APP = URLRouter(websocket_urlpatterns)
+
+
+async def player_socket(user) -> WebsocketCommunicator:
+    socket = WebsocketCommunicator(APP, "/ws/me/")
+    socket.scope["user"] = user
+    ok, _ = await socket.connect()
+    assert ok
+    return socket
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_heartbeats_on_the_player_socket_keep_the_player_online():
+    ann = await sync_to_async(make_user)()
+    socket = await player_socket(ann)
+    assert await sync_to_async(presence.is_online)(ann.pk)
+    await sync_to_async(presence.cache.delete)(f"presence:{ann.pk}")
+    await socket.send_json_to({"type": "ping", "HEADERS": {"HX-Request": "true"}})
+    await socket.receive_nothing(timeout=0.3)
+    assert await sync_to_async(presence.is_online)(ann.pk)
+    await socket.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_anonymous_visitors_get_no_player_socket():
+    socket = WebsocketCommunicator(APP, "/ws/me/")
+    socket.scope["user"] = AnonymousUser()
+    ok, _ = await socket.connect()
+    assert not ok
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_an_invitation_reaches_the_friend_live_on_whatever_page():
+    ann = await sync_to_async(make_user)("host")
+    bob = await sync_to_async(make_user)()
+    await sync_to_async(befriend)(ann, bob)
+    socket = await player_socket(bob)
+    match = await sync_to_async(services.create_table)(ann, "part-du-chef", seats=3)
+    await sync_to_async(services.invite_friend)(ann, match.pk, bob)
+    frame = await socket.receive_from(timeout=5)
+    assert 'data-testid="invitation"' in frame
+    assert "host" in frame and f"/tables/{match.pk}/" in frame
+    await socket.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_friend_request_updates_the_badge_live():
+    ann, bob = await sync_to_async(make_user)(), await sync_to_async(make_user)()
+    socket = await player_socket(bob)
+    await sync_to_async(friends.request_friend)(ann, bob)
+    frame = await socket.receive_from(timeout=5)
+    assert 'id="friend-requests"' in frame and "badge" in frame
+    await socket.disconnect()

@@ -1,0 +1,312 @@
+"""What the rendering functions show (the socket fragments and the pages share them), and above all
+what they never show: a pizza whose round has not come."""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.test import Client
+from django.urls import reverse
+
+from games import rendering, services
+from games.engines import get_engine
+from games.engines.part_du_chef import PIZZAS, SLICES_PER_PIZZA
+from games.models import Match, Move
+
+from .factories import make_user, play_one_move, play_to_the_end, started_table
+
+pytestmark = pytest.mark.django_db
+
+ENGINE = get_engine("part-du-chef")
+LIVE_PARTS = (
+    "table-status",
+    "page-error",
+    "table-timer",
+    "table-seats",
+    "table-board",
+    "table-players",
+    "table-log",
+    "table-result",
+)
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# --- helpers -----------------------------------------------------------------------------------
+def viewers(users: list) -> list:
+    """Every seat's player and a spectator who is not logged in."""
+    return [*users, AnonymousUser()]
+
+
+def reshuffle_hidden_pizzas(match: Match) -> None:
+    """Change every pizza still to come (rotate each, so its burnt slice moves) in the snapshot and
+    in the logged deal, as if the deal had been different where nobody has looked yet."""
+    state = copy.deepcopy(match.state)
+    revealed = ENGINE.revealed_rounds(state)
+    for k in range(revealed, PIZZAS):
+        pizza = state["pizzas"][k]
+        state["pizzas"][k] = pizza[1:] + pizza[:1]
+        assert state["pizzas"][k] != pizza
+    Match.objects.filter(pk=match.pk).update(state=state)
+    deal = Move.objects.get(match=match, seat=-1)
+    payload = copy.deepcopy(deal.payload)
+    payload["deal"]["pizzas"] = state["pizzas"]
+    Move.objects.filter(pk=deal.pk).update(payload=payload)
+    match.refresh_from_db()
+
+
+def without_csrf(html: str) -> str:
+    html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
+    return re.sub(r'"X-CSRFToken": "[^"]*"', "", html)
+
+
+def shown_slice_ids(html: str) -> set[int]:
+    return {int(i) for i in re.findall(r'data-slice-id="(\d+)"', html)} | {
+        int(i) for i in re.findall(r"#(\d+)\b", html)
+    }
+
+
+def game_at_several_points(players: int = 3, seed: int = 0, **kwargs):
+    """A match, then the same match after more and more moves (several rounds in)."""
+    match, users = started_table(players=players, **kwargs)
+    rng = random.Random(seed)
+    checkpoints = {0, 1, 2, players + 1, 2 * (players + 1) + 1, 3 * (players + 1) + 2}
+    played = 0
+    while match.is_playing and played <= max(checkpoints):
+        if played in checkpoints:
+            yield match, users
+        match = play_one_move(match, users, rng)
+        played += 1
+
+
+# --- never a pizza still to come ---------------------------------------------------------------
+@pytest.mark.parametrize("marianne", [False, True])
+def test_no_fragment_depends_on_the_pizzas_still_to_come(marianne):
+    for match, users in game_at_several_points(options={"marianne": marianne}):
+        before = {
+            i: rendering.render_table_fragments(match, viewer)
+            for i, viewer in enumerate(viewers(users))
+        }
+        reshuffle_hidden_pizzas(match)
+        for i, viewer in enumerate(viewers(users)):
+            assert rendering.render_table_fragments(match, viewer) == before[i]
+
+
+def test_no_page_depends_on_the_pizzas_still_to_come():
+    for match, users in game_at_several_points(players=4, seed=3):
+        clients = [Client() for _ in range(len(users) + 1)]
+        for client, user in zip(clients, users, strict=False):
+            client.force_login(user)
+        url = reverse("games:table", args=[match.pk])
+        record_url = reverse("games:record", args=[match.pk])
+        before = [
+            (without_csrf(c.get(url).content.decode()), c.get(record_url).json()) for c in clients
+        ]
+        reshuffle_hidden_pizzas(match)
+        after = [
+            (without_csrf(c.get(url).content.decode()), c.get(record_url).json()) for c in clients
+        ]
+        assert after == before
+
+
+def test_only_slices_of_revealed_pizzas_are_named():
+    for match, users in game_at_several_points(players=3, seed=7):
+        limit = SLICES_PER_PIZZA * ENGINE.revealed_rounds(match.state)
+        for viewer in viewers(users):
+            html = rendering.render_table_fragments(match, viewer)
+            shown = shown_slice_ids(html)
+            assert shown and max(shown) < limit
+
+
+def test_the_lobby_never_shows_game_data():
+    match, users = started_table(players=2)
+    html = rendering.render_lobby_fragments(users[0])
+    assert f'data-table="{match.pk}"' in html
+    assert "data-slice-id" not in html and "<svg" not in html
+
+
+# --- the fragments -----------------------------------------------------------------------------
+def test_the_table_fragments_are_every_live_part_swapped_out_of_band():
+    match, users = started_table(players=3)
+    html = rendering.render_table_fragments(match, users[0])
+    for part in LIVE_PARTS:
+        assert re.search(rf'<\w+ id="{part}"[^>]*hx-swap-oob="true"', html), part
+    assert html.count('hx-swap-oob="true"') == len(LIVE_PARTS)
+    assert f'data-version="{match.version}"' in html
+    # The ws extension swaps each top-level element: nothing may sit outside them.
+    assert re.sub(r"\s", "", html).startswith('<divid="table-status"')
+
+
+def test_fragments_for_an_open_table_have_the_same_parts():
+    match = services.create_table(make_user(), "part-du-chef", seats=3)
+    html = rendering.render_table_fragments(match, AnonymousUser())
+    for part in LIVE_PARTS:
+        assert f'id="{part}"' in html
+    assert "Waiting for players: 1 of 3 seats taken." in html
+
+
+def test_the_invitation_travels_in_the_links_of_a_private_table():
+    match, _ = started_table(players=2, private=True)
+    html = rendering.render_table_fragments(match, AnonymousUser(), match.invite_code)
+    assert f"invite={match.invite_code}" in html
+    wrong = rendering.render_table_fragments(match, AnonymousUser(), "not-the-code")
+    assert "invite=" not in wrong
+
+
+def test_the_socket_error_fragment():
+    html = rendering.render_socket_error("Messages must be JSON.")
+    assert 'id="socket-error"' in html and 'hx-swap-oob="true"' in html
+    assert "Messages must be JSON." in html
+    assert "&lt;b&gt;" in rendering.render_socket_error("<b>")
+
+
+def test_the_lobby_fragments_list_public_open_tables_and_my_tables():
+    ann, bob = make_user("ann"), make_user("bob")
+    public = services.create_table(ann, "part-du-chef", seats=3)
+    hidden = services.create_table(ann, "part-du-chef", seats=3, private=True)
+    running, users = started_table(players=2)
+    html = rendering.render_lobby_fragments(bob)
+    for part in ("lobby-open-tables", "lobby-my-tables"):
+        assert re.search(rf'id="{part}"[^>]*hx-swap-oob="true"', html)
+    assert f'data-table="{public.pk}"' in html and f'data-testid="join-{public.pk}"' in html
+    assert f'data-table="{hidden.pk}"' not in html
+    assert f'data-table="{running.pk}"' not in html
+    mine = rendering.render_lobby_fragments(ann)
+    assert mine.count(f'data-table="{hidden.pk}"') == 1  # in "my tables" only
+    assert f'data-testid="join-{public.pk}"' not in mine
+    player = rendering.render_lobby_fragments(users[ENGINE.to_move(running.state)[0]])
+    assert "your turn" in player
+    anonymous = rendering.render_lobby_fragments(AnonymousUser())
+    assert "Log in to join" in anonymous and "My tables" not in anonymous
+
+
+# --- the board ---------------------------------------------------------------------------------
+def test_the_pizza_is_drawn_with_every_slice_labelled():
+    match, _ = started_table(players=3)
+    html = rendering.render_table_fragments(match, AnonymousUser())
+    pizza = match.state["pizzas"][0]
+    svg = html[html.index("<svg") : html.index("</svg>")]
+    assert svg.count('class="wedge"') == 13 and svg.count("<title") == 14
+    olives = sum(int(code[1]) for code in pizza if code[0] in "MRFVT")
+    assert svg.count('class="olive"') == olives
+    assert svg.count('class="medallion"') == sum(code.endswith("*") for code in pizza)
+    assert svg.count('class="slice kind-B') == 1
+    assert svg.count('class="slice kind-C') == pizza.count("C")
+    for slice_id in range(13):
+        assert f'data-slice-id="{slice_id}"' in svg and f">#{slice_id}<" in svg
+
+
+def test_the_cut_shows_portions_and_the_take_forms():
+    match, users = started_table(players=3)
+    chef = ENGINE.to_move(match.state)[0]
+    chef_user = users[chef]
+    match = services.play(match.pk, chef_user, {"cut": [0, 4, 9]}, match.version)
+    html = rendering.render_table_fragments(match, AnonymousUser())
+    svg = html[html.index("<svg") : html.index("</svg>")]
+    assert svg.count('class="band"') == 3 and svg.count('class="cut-line"') == 3
+    assert svg.count('data-portion="0"') == 4 + 1  # four slices and the portion's own group
+    chooser = ENGINE.to_move(match.state)[0]
+    forms = rendering.render_table_fragments(match, users[chooser])
+    assert forms.count('data-testid="take-form"') == 3
+    assert 'data-testid="cut-form"' not in forms
+    edible = [i for i in range(13) if match.state["pizzas"][0][i][0] in "MRFVT"]
+    assert forms.count('name="eat"') == len(edible)
+    for viewer in (chef_user, AnonymousUser()):
+        assert 'data-testid="take-form"' not in rendering.render_table_fragments(match, viewer)
+
+
+def test_the_move_log_is_readable_and_never_shows_the_deal():
+    match, users = started_table(players=3)
+    chef = ENGINE.to_move(match.state)[0]
+    match = services.play(match.pk, users[chef], {"cut": [0, 4, 9]}, match.version)
+    chooser = ENGINE.to_move(match.state)[0]
+    portion = match.state["portions"][1]
+    eat = [i for i in portion if match.state["pizzas"][0][i][0] in "MRFVT"][:1]
+    match = services.play(match.pk, users[chooser], {"take": 1, "eat": eat}, match.version)
+    html = rendering.render_table_fragments(match, AnonymousUser())
+    log = html[html.index('id="table-log"') :]
+    assert f"{users[chef].username} cuts pizza 1 at positions 0, 4, 9." in log
+    assert f"{users[chooser].username} takes portion 1 (" in log
+    if eat:
+        assert (
+            f"Eats {rendering.describe_slice(eat[0], match.state['pizzas'][0][eat[0]])['label']}"
+            in log
+        )
+    assert "deal" not in log
+
+
+def test_the_points_are_the_olives_and_slice_points_of_the_view():
+    match, users = started_table(players=3)
+    rng = random.Random(4)
+    for _ in range(8):
+        match = play_one_move(match, users, rng)
+    html = rendering.render_table_fragments(match, users[0])
+    points = [int(p) for p in re.findall(r'data-testid="points">(-?\d+)<', html)]
+    assert points == ENGINE.partial_scores(match.state)
+
+
+def test_a_timer_is_shown_while_a_ranked_match_runs():
+    match, users = started_table(players=2, mode="ranked", turn_seconds=120)
+    html = rendering.render_table_fragments(match, users[0])
+    assert 'class="countdown"' in html and 'datetime="' in html
+    seconds = int(re.search(r'data-seconds-left="(\d+)"', html).group(1))
+    assert 110 <= seconds <= 120
+
+
+def test_the_final_breakdown_comes_from_the_engine_and_the_seats():
+    match, users = started_table(players=3)
+    match = play_to_the_end(match, users, seed=9)
+    html = rendering.render_table_fragments(match, AnonymousUser())
+    result = html[html.index('id="table-result"') :]
+    breakdown = ENGINE.breakdown(match.state)
+    for seat in match.seats.all():
+        row = re.search(rf'<tr data-seat="{seat.index}">(.*?)</tr>', result, re.S).group(1)
+        cells = re.findall(r"<td[^>]*>(-?\d+)</td>", row)
+        expected = breakdown[seat.index]
+        assert [int(c) for c in cells] == [
+            seat.rank,
+            expected["olives"],
+            expected["slice_points"],
+            expected["majority"],
+            expected["variety"],
+            expected["burnt"],
+            seat.score,
+        ]
+    assert "The match is over." in html
+    assert 'data-testid="take-form"' not in html
+
+
+def test_la_marianne_is_offered_to_its_holder_only():
+    match, users = started_table(players=3, options={"marianne": True})
+    rng = random.Random(6)
+    for _ in range(40):
+        seat = ENGINE.to_move(match.state)[0]
+        if ENGINE.may_play_marianne(match.state, seat) and len(match.state["kept"][seat]) >= 2:
+            break
+        move = ENGINE.random_move(match.state, seat, rng)
+        if "marianne" in move:
+            move = next(m for m in ENGINE.legal(match.state, seat) if "marianne" not in m)
+        match = services.play(match.pk, users[seat], move, match.version)
+    else:
+        pytest.skip("La Marianne never became playable")
+    for index, user in enumerate(users):
+        html = rendering.render_table_fragments(match, user)
+        assert ('data-testid="marianne-form"' in html) == (index == seat)
+    html = rendering.render_table_fragments(match, users[seat])
+    assert 'name="give_1"' in html and 'name="get_2"' in html
+    assert "La Marianne is with" in html
+
+
+def test_a_game_without_a_browser_table_still_renders_its_fragments():
+    match, users = started_table(game="cafe-fatal", players=2)
+    html = rendering.render_table_fragments(match, users[0])
+    for part in LIVE_PARTS:
+        assert f'id="{part}"' in html
+    assert "played through the JSON API" in html
