@@ -27,7 +27,6 @@ from .models import Match
 
 LONG_POLL_SECONDS = 25.0
 LEGAL_LIST_LIMIT = 50
-MOVES_PER_WINDOW = (30, 10)  # 30 moves per 10 seconds per player
 CALLS_PER_WINDOW = (300, 60)  # 300 API calls per minute per caller
 
 
@@ -224,7 +223,7 @@ def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     data = body_json(request)
     if set(data) != {"version", "move"}:
         raise ApiError(_('Send {"version": V, "move": {…}}.'), 400)
-    if not ratelimit.allow(f"moves:{user.pk}", *MOVES_PER_WINDOW):
+    if not ratelimit.allow_move(user.pk):
         raise ApiError(_("Too many moves: slow down."), 429)
     match = services.play(match_id, user, data["move"], data["version"])
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))

@@ -4,12 +4,22 @@ fragments. Nothing a consumer sends is computed for anyone but the socket's own 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation.trans_real import (
+    get_supported_language_variant,
+    parse_accept_lang_header,
+)
 
 from . import notify, rendering, services
 from .models import Match
@@ -22,6 +32,30 @@ CLOSE_POLICY_VIOLATION = 1008
 CLOSE_TOO_BIG = 1009
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+
+
+def poll_seconds() -> float:
+    """How often a table socket re-reads its version from the database. The doorbell may be lost,
+    and with the in-memory layer a move made by another process (the worker) rings no bell here."""
+    return 10.0 if getattr(settings, "REDIS_URL", None) else 2.0
+
+
+def socket_language(scope: dict) -> str:
+    """The language the socket's pages are in: the language cookie, else Accept-Language."""
+    cookie = scope.get("cookies", {}).get(settings.LANGUAGE_COOKIE_NAME)
+    headers = dict(scope.get("headers", []))
+    wanted = [cookie] if cookie else []
+    accept = headers.get(b"accept-language", b"").decode("latin-1")
+    wanted += [code for code, _quality in parse_accept_lang_header(accept) if code != "*"]
+    for code in wanted:
+        with contextlib.suppress(LookupError):
+            return get_supported_language_variant(code)
+    return settings.LANGUAGE_CODE
+
+
+def rendered_in(language: str, render: Callable[..., Any], *args: Any) -> Any:
+    with translation.override(language):
+        return render(*args)
 
 
 class RateLimitedConsumer(AsyncWebsocketConsumer):
@@ -52,7 +86,13 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         await self.send_error("Unknown message.")
 
     async def send_error(self, text: str) -> None:
-        await self.send(text_data=await database_sync_to_async(rendering.render_socket_error)(text))
+        html = await self.render_in_language(rendering.render_socket_error, text)
+        await self.send(text_data=html)
+
+    async def render_in_language(self, render: Callable[..., Any], *args: Any) -> Any:
+        if not hasattr(self, "language"):
+            self.language = socket_language(self.scope)
+        return await database_sync_to_async(rendered_in)(self.language, render, *args)
 
 
 class TableConsumer(RateLimitedConsumer):
@@ -73,6 +113,17 @@ class TableConsumer(RateLimitedConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.send_table()
+        self.poller = asyncio.ensure_future(self.poll_version())
+
+    async def poll_version(self) -> None:
+        while True:
+            await asyncio.sleep(poll_seconds())
+            version = await database_sync_to_async(self.current_version)()
+            if version is not None and version > self.sent_version:
+                await self.send_table()
+
+    def current_version(self) -> int | None:
+        return Match.objects.filter(pk=self.match_id).values_list("version", flat=True).first()
 
     def allowed(self) -> bool | None:
         match = Match.objects.filter(pk=self.match_id).first()
@@ -81,6 +132,8 @@ class TableConsumer(RateLimitedConsumer):
         return services.may_watch(match, self.user, self.invite)
 
     async def disconnect(self, code: int) -> None:
+        if hasattr(self, "poller"):
+            self.poller.cancel()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -98,7 +151,7 @@ class TableConsumer(RateLimitedConsumer):
             await self.send_error("Unknown message.")
 
     async def send_table(self) -> None:
-        rendered = await database_sync_to_async(self.render)()
+        rendered = await self.render_in_language(self.render)
         if rendered is None:
             return
         version, html = rendered
@@ -133,5 +186,5 @@ class LobbyConsumer(RateLimitedConsumer):
             await self.send_error("Unknown message.")
 
     async def send_lobby(self) -> None:
-        html = await database_sync_to_async(rendering.render_lobby_fragments)(self.user)
+        html = await self.render_in_language(rendering.render_lobby_fragments, self.user)
         await self.send(text_data=html)

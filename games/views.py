@@ -15,9 +15,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from . import rendering, services
+from . import ratelimit, rendering, services
 from .engines import all_engines
 from .engines.records import export_record
 from .forms import CreateTableForm, MoveFormError, move_from_post, version_from_post
@@ -112,6 +113,8 @@ def _table_page(
 @require_POST
 def move(request: HttpRequest, match_id: int) -> HttpResponse:
     match = _watchable(request, match_id)
+    if request.user.is_authenticated and not ratelimit.allow_move(request.user.pk):
+        return _refused(request, match, _("Too many moves: slow down."), 429)
     try:
         played = move_from_post(request.POST)
         version = version_from_post(request.POST)

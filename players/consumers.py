@@ -33,12 +33,12 @@ class PlayerConsumer(RateLimitedConsumer):
             await self.send_error("Unknown message.")
 
     async def user_invited(self, event: dict) -> None:
-        html = await database_sync_to_async(rendering.render_invitation)(
-            self.user, event["invitation"]
+        html = await self.render_in_language(
+            rendering.render_invitation, self.user, event["invitation"]
         )
         if html:
             await self.send(text_data=html)
 
     async def user_changed(self, event: dict) -> None:
-        html = await database_sync_to_async(rendering.render_friend_requests)(self.user)
+        html = await self.render_in_language(rendering.render_friend_requests, self.user)
         await self.send(text_data=html)

@@ -262,7 +262,7 @@ def test_players_endpoint_shows_recent_matches():
 
 
 def test_the_api_rate_limits_moves_with_429(monkeypatch):
-    monkeypatch.setattr(api, "MOVES_PER_WINDOW", (2, 60))
+    monkeypatch.setattr(api.ratelimit, "MOVES_PER_WINDOW", (2, 60))
     match, users = started_table(players=2)
     chef = get_engine(match.game).to_move(match.state)[0]
     path = f"/api/tables/{match.pk}/moves"

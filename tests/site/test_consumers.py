@@ -151,3 +151,42 @@ async def test_the_lobby_socket_is_rung_when_a_table_opens():
     frame = await socket.receive_from(timeout=5)
     assert "lobbyist" in frame and "lobbyist" not in first
     await socket.disconnect()
+
+
+async def test_a_change_whose_doorbell_was_lost_still_reaches_the_socket(monkeypatch):
+    from games import notify
+
+    monkeypatch.setattr(consumers, "poll_seconds", lambda: 0.2)
+    monkeypatch.setattr(notify, "ring", lambda *args, **kwargs: None)
+    match, users = await sync_to_async(started_table)(players=2)
+    chef = get_engine(match.game).to_move(match.state)[0]
+    socket, _ = await connected(f"/ws/tables/{match.pk}/")
+    await sync_to_async(services.play)(match.pk, users[chef], {"cut": [0, 6]}, match.version)
+    frame = await socket.receive_from(timeout=5)
+    assert f'data-version="{match.version + 1}"' in frame
+    await socket.disconnect()
+
+
+async def test_the_socket_speaks_the_language_of_its_page():
+    assert consumers.socket_language({"cookies": {"django_language": "fr"}}) == "fr"
+    de = {"headers": [(b"accept-language", b"de-DE,de;q=0.9,en;q=0.5")]}
+    assert consumers.socket_language(de) == "de"
+    assert consumers.socket_language({"headers": [(b"accept-language", b"ja")]}) == "en"
+    assert consumers.socket_language({}) == "en"
+
+
+async def test_fragments_are_rendered_in_the_socket_language(monkeypatch):
+    from django.utils import translation
+
+    monkeypatch.setattr(
+        consumers.rendering, "render_socket_error", lambda text: translation.get_language()
+    )
+    match, _ = await sync_to_async(started_table)(players=2)
+    socket = communicator(f"/ws/tables/{match.pk}/")
+    socket.scope["cookies"] = {"django_language": "it"}
+    ok, _ = await socket.connect()
+    assert ok
+    await socket.receive_from(timeout=5)
+    await socket.send_to(text_data="not json")
+    assert await socket.receive_from(timeout=5) == "it"
+    await socket.disconnect()

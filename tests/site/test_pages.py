@@ -530,3 +530,18 @@ def test_the_replay_of_a_running_match_is_not_available():
 
 def test_the_api_help_page_renders():
     assert "POST /api/tables" in Client().get(reverse("games:api_help")).content.decode()
+
+
+def test_the_move_form_is_rate_limited_too(client, monkeypatch):
+    from games import ratelimit
+
+    monkeypatch.setattr(ratelimit, "MOVES_PER_WINDOW", (1, 60))
+    match, users = started_table(players=2)
+    chef = get_engine(match.game).to_move(match.state)[0]
+    client.force_login(users[chef])
+    path = f"/tables/{match.pk}/move/"
+    client.post(path, {"version": "0", "action": "cut"})
+    response = client.post(path, {"version": "0", "action": "cut"})
+    assert response.status_code == 429
+    match.refresh_from_db()
+    assert Move.objects.filter(match=match).count() == len(match.state["log"])
