@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -21,6 +22,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from players.friends import friend_ids
+
+from . import services
 from .engines import CHANCE, Engine, all_engines, get_engine
 from .engines.part_du_chef import (
     KIND_NAMES,
@@ -568,7 +572,17 @@ def _seat_actions(
     table: dict[str, Any],
 ) -> dict[str, Any]:
     full = len(seats) >= match.seats_count
+    invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
+    friends_to_invite = []
+    if match.is_open and me is not None and not full:
+        seated = {s.user_id for s in seats.values()} | {i.to_user_id for i in invited}
+        friends_to_invite = list(
+            get_user_model().objects.filter(pk__in=friend_ids(user) - seated).order_by("username")
+        )
     return {
+        "invited": [i.to_user.username for i in invited],
+        "friends_to_invite": friends_to_invite,
+        "invite_friend_url": reverse("players:invite_friend", args=[match.pk]),
         "can_join": match.is_open and _authenticated(user) and me is None and not full,
         "can_leave": match.is_open and me is not None,
         "can_add_bot": (
@@ -666,7 +680,7 @@ def replay_context(match: Match, step: int) -> dict[str, Any]:
 def lobby_context(user: User) -> dict[str, Any]:
     authenticated = _authenticated(user)
     public = (
-        Match.objects.visible_in_lobby()
+        services.lobby_tables(user)
         .select_related("created_by")
         .prefetch_related("seats")
         .defer("state", "seed")

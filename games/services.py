@@ -15,6 +15,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -85,13 +86,17 @@ def is_invited(match: Match, user: AbstractBaseUser | None) -> bool:
     return Invitation.objects.filter(match=match, to_user=user).exists()
 
 
-def lobby_tables(user: AbstractBaseUser | None) -> list[Match]:
+def lobby_tables(user: AbstractBaseUser | None) -> QuerySet[Match]:
     """Open tables the lobby shows ``user``: the public ones and private ones they are invited to."""
-    public = Match.objects.visible_in_lobby()
-    if user is not None and user.is_authenticated:
-        invited = Match.objects.open().filter(invitations__to_user=user)
-        public = public | invited
-    return list(public.distinct().prefetch_related("seats__user").order_by("-created_at")[:200])
+    if user is None or not user.is_authenticated:
+        return Match.objects.visible_in_lobby()
+    return (
+        Match.objects.open()
+        .filter(
+            Q(private=False) | Q(pk__in=Invitation.objects.filter(to_user=user).values("match"))
+        )
+        .distinct()
+    )
 
 
 def _locked(match_id: int) -> Match:

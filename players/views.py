@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import services
+from games.rendering import page_error
 
 from . import friends, presence
 from .forms import NewTokenForm, SignUpForm
@@ -158,7 +159,13 @@ def invite_friend(request: HttpRequest, match_id: int) -> HttpResponse:
     friend = _other(request.POST.get("friend", ""))
     try:
         services.invite_friend(request.user, match_id, friend)
-        messages.success(request, _("%(name)s is invited.") % {"name": friend.username})
     except services.ServiceError as refusal:
+        if request.htmx:
+            return HttpResponse(page_error(refusal.message))
         messages.error(request, refusal.message)
+        return redirect("games:table", match_id)
+    if request.htmx:
+        # The table's socket shows the invitation to everyone at the table.
+        return HttpResponse(status=204)
+    messages.success(request, _("%(name)s is invited.") % {"name": friend.username})
     return redirect("games:table", match_id)

@@ -167,3 +167,21 @@ async def test_a_friend_request_updates_the_badge_live():
     frame = await socket.receive_from(timeout=5)
     assert 'id="friend-requests"' in frame and "badge" in frame
     await socket.disconnect()
+
+
+def test_a_seated_player_invites_a_friend_from_the_table_page():
+    ann, bob = make_user("ann"), make_user("bob")
+    befriend(ann, bob)
+    match = services.create_table(ann, "part-du-chef", seats=3, private=True)
+    client = Client()
+    client.force_login(ann)
+    page = client.get(f"/tables/{match.pk}/")
+    assert b'data-testid="invite-friend"' in page.content and b">bob<" in page.content
+    client.post(f"/accounts/tables/{match.pk}/invite/", {"friend": "bob"})
+    assert services.is_invited(match, bob)
+    page = client.get(f"/tables/{match.pk}/")
+    assert b"Invited:" in page.content
+    guest = Client()
+    guest.force_login(bob)
+    assert guest.get(f"/tables/{match.pk}/").status_code == 200
+    assert f"/tables/{match.pk}/".encode() in guest.get("/play/").content
