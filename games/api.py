@@ -249,29 +249,17 @@ def player(request: HttpRequest, user: Any, username: str) -> JsonResponse:
 
 
 def player_json(target: Any) -> dict[str, Any]:
-    recent = (
-        Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
-        .prefetch_related("seats__user")
-        .order_by("-finished_at")[:20]
-    )
+    # Imported here: ratings imports games (its models and signal) at load time.
+    from players.presence import is_online
+    from ratings.api import ratings_json, recent_json, trophies_json
+
     return {
         "username": target.username,
         "member_since": target.date_joined.isoformat(),
-        "ratings": {},
-        "recent": [
-            {
-                "id": m.pk,
-                "game": m.game,
-                "mode": m.mode,
-                "finished_at": m.finished_at.isoformat() if m.finished_at else None,
-                "players": [
-                    {"player": s.display_name, "score": s.score, "rank": s.rank}
-                    for s in m.seats.all()
-                ],
-            }
-            for m in recent
-        ],
-        "trophies": [],
+        "online": is_online(target.pk),
+        "ratings": ratings_json(target),
+        "recent": recent_json(target),
+        "trophies": trophies_json(target),
     }
 
 

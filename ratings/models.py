@@ -26,7 +26,8 @@ class Rating(models.Model):
             models.UniqueConstraint(fields=["user", "game"], name="one_rating_per_game"),
         ]
         indexes = [
-            models.Index(fields=["game", "-value"]),
+            # Ladder pages read ids straight from the index (the id breaks ties in a fixed order).
+            models.Index(fields=["game", "-value", "id"], name="rating_ladder_idx"),
         ]
 
     def __str__(self) -> str:

@@ -402,3 +402,15 @@ def test_pizza_party_and_cafe_fatal_are_playable_through_the_api():
             assert response.status_code == 200, response.json()
             match.refresh_from_db()
         assert match.status == Match.Status.FINISHED
+
+
+def test_players_endpoint_shows_ratings_per_game_after_a_ranked_match():
+    from .factories import play_to_the_end
+
+    match, users = started_table(players=2, mode="ranked")
+    play_to_the_end(match, users)
+    answer = Client().get(f"/api/players/{users[0].username}").json()
+    rating = answer["ratings"]["part-du-chef"]
+    assert rating["games"] == 1
+    assert isinstance(rating["elo"], int)
+    assert answer["online"] is False
