@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "players",
     "games",
     "ratings",
+    "arena",
 ]
 
 MIDDLEWARE = [

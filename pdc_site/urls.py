@@ -9,6 +9,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("players.urls")),
     path("api/", include("games.api_urls")),
+    path("api/", include("arena.api_urls")),
     path("api/rankings/<str:game>", api_rankings, name="api-rankings"),
     path("rankings/", include("ratings.urls")),
     path("players/<str:username>/", profile, name="profile"),

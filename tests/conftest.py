@@ -10,6 +10,18 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
+def isolated_cache(settings):
+    """Each test sees a cache of its own (rate-limit counters, presence): a fresh key prefix, not
+    a flush, because on Redis a flush would also wipe what other test processes keep there."""
+    import uuid
+
+    settings.CACHES = {
+        name: {**config, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
+        for name, config in settings.CACHES.items()
+    }
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """Tests create many users: the production hasher would cost a third of a second each."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 from django.apps import apps
-from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -26,15 +25,6 @@ from ..site.factories import make_user, play_to_the_end
 pytestmark = pytest.mark.django_db
 
 GAME = "part-du-chef"
-
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    """Presence and rate limits live in the cache, which outlives each test's users (whose ids
-    the next test may get again)."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def rate(name: str, value: float, matches: int = 20, game: str = GAME, wins: int = 0):

@@ -1,0 +1,66 @@
+"""Workers killed (SIGKILL) and restarted while an arena runs, on the real site in processes of
+its own: no table, arena or point is duplicated or lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+
+import pytest
+
+from tests.live_server import LiveSite
+
+PLAYERS, SEATS, SECONDS = 9, 3, 12
+
+
+def driver(site: LiveSite, command: str, *args: object) -> dict:
+    # The answer is the last line (the shell may say something first).
+    output = site.manage("shell", "-c", _driver_code(command, *args))
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def _driver_code(command: str, *args: object) -> str:
+    arguments = ", ".join(repr(a) for a in (command, *args))
+    return f"from tests.arena.live_driver import main; main({arguments})"
+
+
+@pytest.fixture
+def site(tmp_path):
+    live = LiveSite(tmp_path)
+    try:
+        yield live
+    finally:
+        live.close()
+
+
+def test_workers_killed_and_restarted_mid_arena_duplicate_and_lose_nothing(site):
+    arena = driver(site, "setup", PLAYERS, SEATS, SECONDS)["id"]
+    workers = [site.start_worker(), site.start_worker()]
+    players = site.start("manage.py", "shell", "-c", _driver_code("play", arena, SECONDS + 30))
+    rng = random.Random(3)
+    kills = 0
+    while players.poll() is None:
+        # Each worker lives about 2-4 s: long enough to boot (about a second) and work a little.
+        time.sleep(rng.uniform(0.8, 2.0))
+        victim = kills % len(workers)
+        os.kill(workers[victim].pid, signal.SIGKILL)
+        workers[victim].wait()
+        workers[victim] = site.start_worker()
+        kills += 1
+    assert players.returncode == 0, site.log_text()[-3000:]
+
+    report = driver(site, "report", arena)
+    assert kills >= 4
+    assert report["status"] == "finished", (report, site.log_text()[-3000:])
+    assert report["problems"] == []
+    assert report["tables"] >= PLAYERS // SEATS * 2  # at least two rounds were seated
+    assert report["unscored"] == 0
+    assert report["results"] == report["finished_seats"]
+    assert report["late_tables"] == 0
+    assert report["overlaps"] == 0
+    assert [place for place, _ in report["trophies"]] == [1, 2, 3]
+    assert [name for _, name in report["trophies"]] == report["podium"]
+    assert report["arenas_named_alike"] == 1
