@@ -46,14 +46,11 @@ def level_for(value: float) -> str:
     return next(str(label) for bound, label in LEVELS if shown < bound)
 
 
-@dataclass(frozen=True)
-class LadderRow:
-    rank: int
-    user_id: int
-    username: str
+class ShownRating:
+    """How a rating is shown: rounded, provisional while young, with its level."""
+
     value: float
     matches: int
-    wins: int
 
     @property
     def elo(self) -> int:
@@ -66,6 +63,16 @@ class LadderRow:
     @property
     def level(self) -> str:
         return level_for(self.value)
+
+
+@dataclass(frozen=True)
+class LadderRow(ShownRating):
+    rank: int
+    user_id: int
+    username: str
+    value: float
+    matches: int
+    wins: int
 
 
 @dataclass(frozen=True)
@@ -202,7 +209,7 @@ def rank_of(game: str, value: float) -> int:
 
 
 @dataclass(frozen=True)
-class Standing:
+class Standing(ShownRating):
     """A player's rating in one game, with their place on its ladder."""
 
     game: str
@@ -210,18 +217,6 @@ class Standing:
     matches: int
     wins: int
     rank: int
-
-    @property
-    def elo(self) -> int:
-        return round(self.value)
-
-    @property
-    def provisional(self) -> bool:
-        return self.matches < PROVISIONAL_BELOW
-
-    @property
-    def level(self) -> str:
-        return level_for(self.value)
 
 
 def standings(user: Any) -> dict[str, Standing]:
