@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from arena.consumers import ArenaConsumer
 from games import consumers
 from players.consumers import PlayerConsumer
 
@@ -9,4 +10,5 @@ websocket_urlpatterns = [
     path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
     path("ws/tables/<int:match_id>/", consumers.TableConsumer.as_asgi()),
     path("ws/me/", PlayerConsumer.as_asgi()),
+    path("ws/arenas/<int:tournament_id>/", ArenaConsumer.as_asgi()),
 ]

@@ -13,5 +13,6 @@ urlpatterns = [
     path("api/rankings/<str:game>", api_rankings, name="api-rankings"),
     path("rankings/", include("ratings.urls")),
     path("players/<str:username>/", profile, name="profile"),
+    path("arenas/", include("arena.urls")),
     path("", include("games.urls")),
 ]

@@ -1,24 +1,28 @@
-// Small helpers for the live pages (no build step). The pages work without them.
+// Small helpers for the live pages: tables, lobby and arenas (no build step). The pages work
+// without them.
 (function () {
   "use strict";
 
-  // Countdown of the turn timer: counts down from the seconds the server gave (not from the
-  // deadline itself, so a wrong clock on this computer does not matter).
-  function startCountdowns() {
-    document.querySelectorAll("time.countdown[data-seconds-left]").forEach(function (el) {
-      if (!el.dataset.endsAt) {
-        el.dataset.endsAt = String(Date.now() + Number(el.dataset.secondsLeft) * 1000);
-      }
-    });
+  var COUNTDOWNS = "time.countdown[data-seconds-left], time.arena-countdown[data-seconds-left]";
+
+  // Turn timers and arena clocks count down from the seconds the server gave (not from the time
+  // itself, so a wrong clock on this computer does not matter).
+  function clock(left) {
+    var hours = Math.floor(left / 3600);
+    var minutes = Math.floor((left % 3600) / 60);
+    var seconds = String(left % 60).padStart(2, "0");
+    return hours ? hours + ":" + String(minutes).padStart(2, "0") + ":" + seconds : minutes + ":" + seconds;
   }
 
   function tick() {
-    startCountdowns();
-    document.querySelectorAll("time.countdown[data-ends-at]").forEach(function (el) {
+    document.querySelectorAll(COUNTDOWNS).forEach(function (el) {
+      if (!el.dataset.endsAt) {
+        el.dataset.endsAt = String(Date.now() + Number(el.dataset.secondsLeft) * 1000);
+      }
       var left = Math.max(0, Math.round((Number(el.dataset.endsAt) - Date.now()) / 1000));
-      var text = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+      var text = clock(left);
       if (el.textContent !== text) el.textContent = text;
-      el.classList.toggle("urgent", left <= 10);
+      if (el.classList.contains("countdown")) el.classList.toggle("urgent", left <= 10);
     });
   }
 
