@@ -311,10 +311,11 @@ def make_trophy(user, place: int, name: str, private: bool = False):
 @needs_arena
 def test_trophies_show_on_the_profile_and_in_the_api():
     ann = make_user("ann")
-    make_trophy(ann, 1, "Friday <arena>")
+    friday = make_trophy(ann, 1, "Friday <arena>")
     make_trophy(ann, 3, "Secret club", private=True)
     html = Client().get("/players/ann/").content.decode()
     assert "Place 1 in Friday &lt;arena&gt; (La Part du Chef)" in html
+    assert f'href="/arenas/{friday.tournament_id}/"' in html
     assert "Secret club" not in html
     assert [t["name"] for t in trophies_json(ann)] == ["Friday <arena>"]
     assert trophies_json(ann)[0]["place"] == 1 and trophies_json(ann)[0]["game"] == GAME
