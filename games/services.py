@@ -60,6 +60,18 @@ class Conflict(ServiceError):
     status = 409
 
 
+def explain(error: IllegalMove) -> str:
+    """An engine's refusal in the active language (the engines speak English and mark their
+    sentences with ``gettext_noop``); records and ``manage.py replay`` keep ``str(error)``."""
+    if not error.params:
+        return _(error.template)
+    try:
+        return _(error.template).format(**error.params)
+    except (KeyError, IndexError, ValueError):
+        # A translation that broke its placeholders must not turn a refusal into a crash.
+        return str(error)
+
+
 # --- reading -------------------------------------------------------------------------------------
 def engine_for(match: Match) -> Engine:
     return get_engine(match.game)
@@ -130,7 +142,7 @@ def create_table(
     try:
         options = engine.normalise_options(seats, options)
     except IllegalMove as error:
-        raise BadRequest(str(error)) from None
+        raise BadRequest(explain(error)) from None
     if not isinstance(private, bool):
         raise BadRequest(_("'private' must be true or false."))
     turn_seconds = _checked_turn_seconds(mode, turn_seconds)
@@ -271,7 +283,7 @@ def start_match_for_players(
     try:
         options = engine.normalise_options(len(users), options)
     except IllegalMove as error:
-        raise BadRequest(str(error)) from None
+        raise BadRequest(explain(error)) from None
     turn_seconds = _checked_turn_seconds(mode, turn_seconds)
     with transaction.atomic():
         match = Match.objects.create(
@@ -324,7 +336,7 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
         try:
             engine.check(match.state, seat.index, move)
         except IllegalMove as error:
-            raise BadRequest(str(error)) from None
+            raise BadRequest(explain(error)) from None
         _apply(match, engine, seat.index, move, by_bot=False)
         match.had_first_move = True
         if seat.timeouts_in_row:

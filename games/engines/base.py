@@ -26,8 +26,27 @@ CHANCE = -1
 RECORD_FORMAT = "game-record/1"
 
 
+def gettext_noop(text: str) -> str:
+    """Mark ``text`` for translation and return it unchanged.
+
+    The engines never import Django; Django's ``makemessages`` extracts every literal passed to a
+    function of this name, and the site translates a refusal when it shows one
+    (``games.services.explain``)."""
+    return text
+
+
 class IllegalMove(Exception):
-    """A move the rules do not allow; the message is a sentence a player understands."""
+    """A move the rules do not allow; the message is a sentence a player understands.
+
+    ``template`` is the English sentence with ``{name}`` placeholders, marked with
+    ``gettext_noop``, and ``params`` fills them: ``str(error)`` is the English sentence, and a site
+    may translate the template before filling it. A template without parameters is used as it is
+    (it may hold literal braces, such as a JSON example)."""
+
+    def __init__(self, template: str, /, **params: Any) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template.format(**params) if params else template)
 
 
 class MalformedRecord(Exception):
@@ -82,25 +101,36 @@ class Engine:
     def normalise_options(self, n_players: int, options: dict[str, Any] | None) -> dict[str, Any]:
         """Fill defaults and refuse unknown options, bad values and a bad number of players."""
         if not isinstance(n_players, int) or isinstance(n_players, bool):
-            raise IllegalMove("The number of players must be a whole number.")
+            raise IllegalMove(gettext_noop("The number of players must be a whole number."))
         if not self.min_players <= n_players <= self.max_players:
             raise IllegalMove(
-                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
-                f"not {n_players}."
+                gettext_noop("{game} is played by {low} to {high} players, not {count}."),
+                game=self.name,
+                low=self.min_players,
+                high=self.max_players,
+                count=n_players,
             )
         options = dict(options or {})
         if not isinstance(options, dict):
-            raise IllegalMove("Table options must be an object.")
+            raise IllegalMove(gettext_noop("Table options must be an object."))
         known = {spec.name: spec for spec in self.option_specs}
         unknown = sorted(set(options) - set(known))
         if unknown:
-            raise IllegalMove(f"{self.name} has no option named {unknown[0]!r}.")
+            raise IllegalMove(
+                gettext_noop("{game} has no option named {option!r}."),
+                game=self.name,
+                option=unknown[0],
+            )
         chosen = {}
         for name, spec in known.items():
             value = options.get(name, spec.default)
             if value not in spec.choices or type(value) is not type(spec.default):
                 allowed = ", ".join(repr(c) for c in spec.choices)
-                raise IllegalMove(f"Option {name!r} must be one of {allowed}.")
+                raise IllegalMove(
+                    gettext_noop("Option {option!r} must be one of {allowed}."),
+                    option=name,
+                    allowed=allowed,
+                )
             chosen[name] = value
         self.check_options_for_players(n_players, chosen)
         return chosen

@@ -21,6 +21,7 @@ from .base import (
     Move,
     State,
     competition_ranks,
+    gettext_noop,
 )
 from .registry import register
 
@@ -150,19 +151,21 @@ class CafeFatal(Engine):
     def check(self, state: State, seat: int, move: Any) -> None:
         if not isinstance(move, dict) or len(move) != 1:
             raise IllegalMove(
-                'A move must be an object such as {"place": {"value": 3, "table": 4}}.'
+                gettext_noop(
+                    'A move must be an object such as {"place": {"value": 3, "table": 4}}.'
+                )
             )
         if state["phase"] == "over":
-            raise IllegalMove("The game is over.")
+            raise IllegalMove(gettext_noop("The game is over."))
         if seat == CHANCE:
             self._check_chance(state, move)
             return
         if state["phase"] != "place":
-            raise IllegalMove("The dice must be rolled before anyone places them.")
+            raise IllegalMove(gettext_noop("The dice must be rolled before anyone places them."))
         if seat != state["turn"]:
-            raise IllegalMove("It is not your turn.")
+            raise IllegalMove(gettext_noop("It is not your turn."))
         if "place" not in move:
-            raise IllegalMove('Place your dice: {"place": {"value": 3, "table": 4}}.')
+            raise IllegalMove(gettext_noop('Place your dice: {"place": {"value": 3, "table": 4}}.'))
         place = move["place"]
         if (
             not isinstance(place, dict)
@@ -170,33 +173,48 @@ class CafeFatal(Engine):
             or not _is_int(place["value"])
             or not _is_int(place["table"])
         ):
-            raise IllegalMove('A placement names a value and a table: {"value": 3, "table": 4}.')
+            raise IllegalMove(
+                gettext_noop('A placement names a value and a table: {"value": 3, "table": 4}.')
+            )
         error = self.placement_error(state, seat, place["value"], place["table"])
         if error:
-            raise IllegalMove(error)
+            raise error
 
-    def placement_error(self, state: State, seat: int, value: int, table: int) -> str | None:
+    def placement_error(
+        self, state: State, seat: int, value: int, table: int
+    ) -> IllegalMove | None:
         """Why ``seat`` may not put its rolled ``value`` dice on ``table`` now (None: it may)."""
         if value not in state["rolled"]:
-            return f"You did not roll a {value}."
+            return IllegalMove(gettext_noop("You did not roll a {value}."), value=value)
         last = self.tables_count(state) - 1
         if not 0 <= table <= last:
-            return f"Tables are numbered 0 to {last}."
+            return IllegalMove(gettext_noop("Tables are numbered 0 to {last}."), last=last)
         for placed_value, placed_table in state["values"][seat]:
             if placed_value == value and placed_table != table:
-                return (
-                    f"You have already placed {value}s on table {placed_table} this round; "
-                    f"more {value}s can only go there."
+                return IllegalMove(
+                    gettext_noop(
+                        "You have already placed {value}s on table {table} this round; "
+                        "more {value}s can only go there."
+                    ),
+                    value=value,
+                    table=placed_table,
                 )
         mine = state["dice"][table][seat]
         if mine is not None and mine["value"] != value:
-            return (
-                f"Your dice on table {table} show {mine['value']}; all your dice on one table "
-                "must show the same value."
+            return IllegalMove(
+                gettext_noop(
+                    "Your dice on table {table} show {shown}; all your dice on one table "
+                    "must show the same value."
+                ),
+                table=table,
+                shown=mine["value"],
             )
         own = self.own_tables(state, seat)
         if own and table not in own and not any(t in own for t in self.neighbours(state)[table]):
-            return f"Table {table} is neither one of your tables nor next to one."
+            return IllegalMove(
+                gettext_noop("Table {table} is neither one of your tables nor next to one."),
+                table=table,
+            )
         return None
 
     def own_tables(self, state: State, seat: int) -> set[int]:
@@ -206,21 +224,27 @@ class CafeFatal(Engine):
     def _check_chance(self, state: State, move: Move) -> None:
         if state["phase"] == "serve":
             if "serve" not in move:
-                raise IllegalMove("The food must be served before anyone rolls.")
+                raise IllegalMove(gettext_noop("The food must be served before anyone rolls."))
             self._check_serve(state, move["serve"])
         elif state["phase"] == "roll":
             if "roll" not in move:
-                raise IllegalMove(f"Seat {state['turn']} must roll the dice now.")
+                raise IllegalMove(
+                    gettext_noop("Seat {seat} must roll the dice now."), seat=state["turn"]
+                )
             self._check_roll(state, move["roll"])
         else:
-            raise IllegalMove(f"Seat {state['turn']} must place dice; no chance move is due.")
+            raise IllegalMove(
+                gettext_noop("Seat {seat} must place dice; no chance move is due."),
+                seat=state["turn"],
+            )
 
     def _check_serve(self, state: State, serve: Any) -> None:
         size = self.serve_size(state)
         tables = self.tables_count(state)
         if not isinstance(serve, list) or len(serve) != size:
             raise IllegalMove(
-                f"This serve puts out {size} pieces: list {size} [table, sort] pairs."
+                gettext_noop("This serve puts out {size} pieces: list {size} [table, sort] pairs."),
+                size=size,
             )
         drawn = empty_pieces()
         for index, entry in enumerate(serve):
@@ -230,19 +254,28 @@ class CafeFatal(Engine):
                 or not _is_int(entry[0])
                 or entry[1] not in SORTS
             ):
-                raise IllegalMove("Each piece served is [table, sort], sort cheese, pizza or cake.")
+                raise IllegalMove(
+                    gettext_noop("Each piece served is [table, sort], sort cheese, pizza or cake.")
+                )
             table, sort = entry
             if index < tables and table != index:
-                raise IllegalMove(f"Piece {index} of the serve goes on table {index}.")
+                raise IllegalMove(
+                    gettext_noop("Piece {index} of the serve goes on table {index}."), index=index
+                )
             if not 0 <= table < tables:
-                raise IllegalMove(f"Tables are numbered 0 to {tables - 1}.")
+                raise IllegalMove(gettext_noop("Tables are numbered 0 to {last}."), last=tables - 1)
             drawn[sort] += 1
         extras = [table for table, _ in serve[tables:]]
         if len(set(extras)) != len(extras):
-            raise IllegalMove("The two extra pieces go on two different tables.")
+            raise IllegalMove(gettext_noop("The two extra pieces go on two different tables."))
         for sort in SORTS:
             if drawn[sort] > state["bag"][sort]:
-                raise IllegalMove(f"The bag holds only {state['bag'][sort]} {sort}.")
+                template = {
+                    "cheese": gettext_noop("The bag holds only {count} cheese."),
+                    "pizza": gettext_noop("The bag holds only {count} pizza."),
+                    "cake": gettext_noop("The bag holds only {count} cake."),
+                }[sort]
+                raise IllegalMove(template, count=state["bag"][sort])
 
     def _check_roll(self, state: State, roll: Any) -> None:
         count = state["remaining"][state["turn"]]
@@ -251,7 +284,11 @@ class CafeFatal(Engine):
             or len(roll) != count
             or not all(_is_int(v) and 1 <= v <= 6 for v in roll)
         ):
-            raise IllegalMove(f"Seat {state['turn']} rolls {count} dice, each showing 1 to 6.")
+            raise IllegalMove(
+                gettext_noop("Seat {seat} rolls {count} dice, each showing 1 to 6."),
+                seat=state["turn"],
+                count=count,
+            )
 
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
@@ -362,7 +399,7 @@ class CafeFatal(Engine):
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
         moves = list(self.legal(state, seat))
         if not moves:
-            raise IllegalMove("It is not your turn.")
+            raise IllegalMove(gettext_noop("It is not your turn."))
         return rng.choice(moves)
 
     # --- chance --------------------------------------------------------------------------------
@@ -371,7 +408,7 @@ class CafeFatal(Engine):
             return {"serve": self._sample_serve(state, rng)}
         if state["phase"] == "roll":
             return {"roll": rng.choices(range(1, 7), k=state["remaining"][state["turn"]])}
-        raise IllegalMove("No chance move is due.")
+        raise IllegalMove(gettext_noop("No chance move is due."))
 
     def _sample_serve(self, state: State, rng: random.Random) -> list[list[Any]]:
         size = self.serve_size(state)

@@ -14,7 +14,7 @@ import math
 import random
 from typing import Any
 
-from .base import CHANCE, IllegalMove, Move, State
+from .base import CHANCE, IllegalMove, Move, State, gettext_noop
 from .cafe_fatal import ENGINE, SORTS, pieces_score, table_winner
 
 #: How much the bot values a point the leader of a table loses, next to a point it gains itself
@@ -119,7 +119,7 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
     """Every legal placement with the bot's estimate of what it is worth, best first."""
     moves = list(ENGINE.legal(state, seat))
     if not moves:
-        raise IllegalMove("It is not your turn.")
+        raise IllegalMove(gettext_noop("It is not your turn."))
     rolled = state["rolled"]
     remaining = state["remaining"][seat]
     held = state["held"][seat]

@@ -21,6 +21,7 @@ from .base import (
     OptionSpec,
     State,
     competition_ranks,
+    gettext_noop,
 )
 from .registry import register
 
@@ -138,14 +139,14 @@ class PartDuChef(Engine):
     # --- checking moves ------------------------------------------------------------------------
     def check(self, state: State, seat: int, move: Any) -> None:
         if not isinstance(move, dict) or len(move) == 0:
-            raise IllegalMove('A move must be an object such as {"cut": [...]}.')
+            raise IllegalMove(gettext_noop('A move must be an object such as {"cut": [...]}.'))
         if state["phase"] == "over":
-            raise IllegalMove("The game is over.")
+            raise IllegalMove(gettext_noop("The game is over."))
         if seat == CHANCE:
             self._check_deal(state, move)
             return
         if seat not in self.to_move(state):
-            raise IllegalMove("It is not your turn.")
+            raise IllegalMove(gettext_noop("It is not your turn."))
         if "marianne" in move:
             self._check_marianne(state, seat, move)
         elif state["phase"] == "cut":
@@ -155,74 +156,101 @@ class PartDuChef(Engine):
 
     def _check_deal(self, state: State, move: Move) -> None:
         if state["phase"] != "deal":
-            raise IllegalMove("The pizzas have already been dealt.")
+            raise IllegalMove(gettext_noop("The pizzas have already been dealt."))
         if set(move) != {"deal"} or not isinstance(move["deal"], dict):
-            raise IllegalMove('A deal is {"deal": {"first_chef": …, "pizzas": […]}}.')
+            raise IllegalMove(gettext_noop('A deal is {"deal": {"first_chef": …, "pizzas": […]}}.'))
         deal = move["deal"]
         first_chef = deal.get("first_chef")
         if not _is_int(first_chef) or not 0 <= first_chef < state["n"]:
-            raise IllegalMove(f"The first chef must be a seat from 0 to {state['n'] - 1}.")
+            raise IllegalMove(
+                gettext_noop("The first chef must be a seat from 0 to {last}."), last=state["n"] - 1
+            )
         check_pizzas(deal.get("pizzas"))
 
     def _check_cut(self, state: State, move: Move) -> None:
         if set(move) != {"cut"}:
-            raise IllegalMove('The chef must cut the pizza: {"cut": [start positions]}.')
+            raise IllegalMove(
+                gettext_noop('The chef must cut the pizza: {"cut": [start positions]}.')
+            )
         starts = move["cut"]
         n = state["n"]
         if not isinstance(starts, list) or not all(_is_int(s) for s in starts):
-            raise IllegalMove("A cut is a list of start positions from 0 to 12.")
+            raise IllegalMove(gettext_noop("A cut is a list of start positions from 0 to 12."))
         if len(starts) != n:
-            raise IllegalMove(f"Cut the pizza into {n} portions: name {n} start positions.")
+            raise IllegalMove(
+                gettext_noop("Cut the pizza into {n} portions: name {n} start positions."), n=n
+            )
         if any(not 0 <= s < SLICES_PER_PIZZA for s in starts):
-            raise IllegalMove("Start positions go from 0 to 12.")
+            raise IllegalMove(gettext_noop("Start positions go from 0 to 12."))
         if len(set(starts)) != n:
-            raise IllegalMove("Each start position may be named only once.")
+            raise IllegalMove(gettext_noop("Each start position may be named only once."))
 
     def _check_take(self, state: State, seat: int, move: Move) -> None:
         extra = set(move) - {"take", "eat", "steal"}
         if "take" not in move or extra:
             raise IllegalMove(
-                'Take a portion: {"take": index, "eat": [slice ids], "steal": {kind: seat}}.'
+                gettext_noop(
+                    'Take a portion: {"take": index, "eat": [slice ids], "steal": {kind: seat}}.'
+                )
             )
         index = move["take"]
         portions = state["portions"]
         if not _is_int(index) or not 0 <= index < len(portions):
-            raise IllegalMove(f"Portions are numbered 0 to {len(portions) - 1}.")
+            raise IllegalMove(
+                gettext_noop("Portions are numbered 0 to {last}."), last=len(portions) - 1
+            )
         if state["taken_by"][index] is not None:
-            raise IllegalMove(f"Portion {index} has already been taken.")
+            raise IllegalMove(gettext_noop("Portion {index} has already been taken."), index=index)
         portion = portions[index]
         eat = move.get("eat", [])
         if not isinstance(eat, list) or not all(_is_int(i) for i in eat):
-            raise IllegalMove("'eat' lists the ids of the slices you eat.")
+            raise IllegalMove(gettext_noop("'eat' lists the ids of the slices you eat."))
         if len(set(eat)) != len(eat):
-            raise IllegalMove("Each slice can be eaten only once.")
+            raise IllegalMove(gettext_noop("Each slice can be eaten only once."))
         for slice_id in eat:
             if slice_id not in portion:
-                raise IllegalMove(f"Slice {slice_id} is not in portion {index}.")
+                raise IllegalMove(
+                    gettext_noop("Slice {slice} is not in portion {portion}."),
+                    slice=slice_id,
+                    portion=index,
+                )
             code = slice_code(state, slice_id)
             if code == CHILLI:
-                raise IllegalMove("A chilli cannot be eaten.")
+                raise IllegalMove(gettext_noop("A chilli cannot be eaten."))
             if code == BURNT:
-                raise IllegalMove("The burnt slice cannot be eaten.")
+                raise IllegalMove(gettext_noop("The burnt slice cannot be eaten."))
         self._check_steals(state, seat, portion, eat, move.get("steal", {}))
 
     def _check_steals(
         self, state: State, seat: int, portion: list[int], eat: list[int], steal: Any
     ) -> None:
         if not isinstance(steal, dict):
-            raise IllegalMove("'steal' maps a kind letter to the seat you take a slice from.")
+            raise IllegalMove(
+                gettext_noop("'steal' maps a kind letter to the seat you take a slice from.")
+            )
         kept_finishers = self._kept_finisher_kinds(state, portion, eat)
         for kind, target in steal.items():
             if kind not in KINDS:
-                raise IllegalMove(f"{kind!r} is not a kind: use one of M, R, F, V, T.")
+                raise IllegalMove(
+                    gettext_noop("{kind!r} is not a kind: use one of M, R, F, V, T."), kind=kind
+                )
             if kind not in kept_finishers:
                 raise IllegalMove(
-                    f"You keep no {KIND_NAMES[kind]} finisher in this portion, so you cannot steal."
+                    gettext_noop(
+                        "You keep no {kind} finisher in this portion, so you cannot steal."
+                    ),
+                    kind=KIND_NAMES[kind],
                 )
             if not _is_int(target) or not 0 <= target < state["n"] or target == seat:
-                raise IllegalMove("You can only steal from an opponent at this table.")
+                raise IllegalMove(
+                    gettext_noop("You can only steal from an opponent at this table.")
+                )
             if not self._kept_of_kind(state, target, kind):
-                raise IllegalMove(f"Seat {target} keeps no {KIND_NAMES[kind]} slice to take.")
+                raise IllegalMove(
+                    gettext_noop("Seat {seat} keeps no {kind} slice to take."),
+                    seat=target,
+                    kind=KIND_NAMES[kind],
+                )
 
     def _kept_finisher_kinds(self, state: State, portion: list[int], eat: list[int]) -> set[str]:
         eaten = set(eat)
@@ -237,17 +265,17 @@ class PartDuChef(Engine):
 
     def _check_marianne(self, state: State, seat: int, move: Move) -> None:
         if set(move) != {"marianne"}:
-            raise IllegalMove("Play La Marianne on its own, before your move.")
+            raise IllegalMove(gettext_noop("Play La Marianne on its own, before your move."))
         if not state["options"]["marianne"]:
-            raise IllegalMove("This table plays without La Marianne.")
+            raise IllegalMove(gettext_noop("This table plays without La Marianne."))
         if state["marianne_used"]:
-            raise IllegalMove("La Marianne has already been played.")
+            raise IllegalMove(gettext_noop("La Marianne has already been played."))
         if self.marianne_holder(state) != seat:
-            raise IllegalMove("Only the chef holding La Marianne may play it.")
+            raise IllegalMove(gettext_noop("Only the chef holding La Marianne may play it."))
         swap = move["marianne"]
         if not isinstance(swap, dict) or set(swap) != {"give", "get"}:
             raise IllegalMove(
-                'La Marianne is {"give": [two ids], "get": [[seat, id], [seat, id]]}.'
+                gettext_noop('La Marianne is {"give": [two ids], "get": [[seat, id], [seat, id]]}.')
             )
         give, get = swap["give"], swap["get"]
         if (
@@ -256,22 +284,28 @@ class PartDuChef(Engine):
             or not all(_is_int(i) for i in give)
             or len(set(give)) != 2
         ):
-            raise IllegalMove("Give exactly two different slices of yours.")
+            raise IllegalMove(gettext_noop("Give exactly two different slices of yours."))
         if any(i not in state["kept"][seat] for i in give):
-            raise IllegalMove("You can only give slices you keep.")
+            raise IllegalMove(gettext_noop("You can only give slices you keep."))
         if (
             not isinstance(get, list)
             or len(get) != 2
             or not all(isinstance(g, list) and len(g) == 2 and all(map(_is_int, g)) for g in get)
         ):
-            raise IllegalMove("Get exactly two slices, each written [seat, slice id].")
+            raise IllegalMove(
+                gettext_noop("Get exactly two slices, each written [seat, slice id].")
+            )
         if get[0][1] == get[1][1]:
-            raise IllegalMove("Get two different slices.")
+            raise IllegalMove(gettext_noop("Get two different slices."))
         for other, slice_id in get:
             if not 0 <= other < state["n"] or other == seat:
-                raise IllegalMove("Swap with other players at this table.")
+                raise IllegalMove(gettext_noop("Swap with other players at this table."))
             if slice_id not in state["kept"][other]:
-                raise IllegalMove(f"Seat {other} does not keep slice {slice_id}.")
+                raise IllegalMove(
+                    gettext_noop("Seat {seat} does not keep slice {slice}."),
+                    seat=other,
+                    slice=slice_id,
+                )
 
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
@@ -444,7 +478,7 @@ class PartDuChef(Engine):
     # --- chance --------------------------------------------------------------------------------
     def sample_chance(self, state: State, rng: random.Random) -> Move:
         if state["phase"] != "deal":
-            raise IllegalMove("No chance move is due.")
+            raise IllegalMove(gettext_noop("No chance move is due."))
         return {"deal": {"first_chef": rng.randrange(state["n"]), "pizzas": deal_pizzas(rng)}}
 
     # --- scoring -------------------------------------------------------------------------------
@@ -593,20 +627,22 @@ def check_pizzas(pizzas: Any) -> None:
         or len(pizzas) != PIZZAS
         or not all(isinstance(p, list) and len(p) == SLICES_PER_PIZZA for p in pizzas)
     ):
-        raise IllegalMove("The deal must be 5 pizzas of 13 slices each.")
+        raise IllegalMove(gettext_noop("The deal must be 5 pizzas of 13 slices each."))
     codes = [code for pizza in pizzas for code in pizza]
     if not all(isinstance(code, str) and code in VALID_CODES for code in codes):
-        raise IllegalMove("Every slice must be a code such as 'M2' or 'R2*'.")
+        raise IllegalMove(gettext_noop("Every slice must be a code such as 'M2' or 'R2*'."))
     for k, pizza in enumerate(pizzas):
         if pizza.count(BURNT) != 1:
-            raise IllegalMove(f"Pizza {k} must have exactly one burnt slice.")
+            raise IllegalMove(
+                gettext_noop("Pizza {pizza} must have exactly one burnt slice."), pizza=k
+            )
     finishers = [code for code in codes if is_finisher(code)]
     if sorted(kind_of(code[:-1]) or "?" for code in finishers) != sorted(KINDS):
-        raise IllegalMove("Each kind must have exactly one double finisher.")
+        raise IllegalMove(gettext_noop("Each kind must have exactly one double finisher."))
     plain = sorted(code.rstrip("*") for code in codes if code != BURNT)
     expected = sorted(code for code, count in SLICE_COUNTS.items() for _ in range(count))
     if plain != expected:
-        raise IllegalMove("The deal does not hold the game's 65 slices.")
+        raise IllegalMove(gettext_noop("The deal does not hold the game's 65 slices."))
 
 
 VALID_CODES = frozenset(

@@ -24,6 +24,7 @@ from .base import (
     Move,
     OptionSpec,
     State,
+    gettext_noop,
 )
 from .registry import register
 
@@ -205,10 +206,14 @@ class PizzaParty(Engine):
     def check_options_for_players(self, n_players: int, options: dict[str, Any]) -> None:
         if n_players == 2 and options["variant"] != "duel":
             raise IllegalMove(
-                "Two players play the duel variant, where chance plays a neutral third colour."
+                gettext_noop(
+                    "Two players play the duel variant, where chance plays a neutral third colour."
+                )
             )
         if n_players == 3 and options["variant"] != "standard":
-            raise IllegalMove("The duel variant is for two players; three play the standard game.")
+            raise IllegalMove(
+                gettext_noop("The duel variant is for two players; three play the standard game.")
+            )
 
     def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:
         options = self.normalise_options(n_players, options)
@@ -266,16 +271,18 @@ class PizzaParty(Engine):
     # --- checking moves ------------------------------------------------------------------------
     def check(self, state: State, seat: int, move: Any) -> None:
         if state["phase"] == "over":
-            raise IllegalMove("The game is over.")
+            raise IllegalMove(gettext_noop("The game is over."))
         due = self.to_move(state)
         if seat not in due:
             if seat == CHANCE:
-                raise IllegalMove("No chance move is due.")
+                raise IllegalMove(gettext_noop("No chance move is due."))
             if state["phase"] == "cut" and _is_int(seat) and 0 <= seat < state["n"]:
-                raise IllegalMove("You have already picked your cut this round.")
-            raise IllegalMove("It is not your turn.")
+                raise IllegalMove(gettext_noop("You have already picked your cut this round."))
+            raise IllegalMove(gettext_noop("It is not your turn."))
         if not isinstance(move, dict):
-            raise IllegalMove('A move must be an object such as {"place": [0, 0]} or {"cut": 3}.')
+            raise IllegalMove(
+                gettext_noop('A move must be an object such as {"place": [0, 0]} or {"cut": 3}.')
+            )
         if state["phase"] == "add":
             self._check_place(state, self._colour_of_mover(state, seat), move)
         else:
@@ -283,25 +290,29 @@ class PizzaParty(Engine):
 
     def _check_place(self, state: State, colour: int, move: Move) -> None:
         if set(move) != {"place"}:
-            raise IllegalMove('Now add a topping: {"place": [q, r]}.')
+            raise IllegalMove(gettext_noop('Now add a topping: {"place": [q, r]}.'))
         cell = move["place"]
         if not isinstance(cell, list) or len(cell) != 2 or not all(_is_int(x) for x in cell):
-            raise IllegalMove("A cell is written [q, r], two whole numbers.")
+            raise IllegalMove(gettext_noop("A cell is written [q, r], two whole numbers."))
         index = INDEX.get((cell[0], cell[1]))
         if index is None:
-            raise IllegalMove(f"[{cell[0]}, {cell[1]}] is not a cell of the pizza.")
+            raise IllegalMove(
+                gettext_noop("[{q}, {r}] is not a cell of the pizza."), q=cell[0], r=cell[1]
+            )
         board = state["board"]
         if board[index] is not None:
-            raise IllegalMove("That cell already holds a topping.")
+            raise IllegalMove(gettext_noop("That cell already holds a topping."))
         if any(board[j] == colour for j in NEIGHBOURS[index]):
-            raise IllegalMove("A new topping must be at least two cells away from your own.")
+            raise IllegalMove(
+                gettext_noop("A new topping must be at least two cells away from your own.")
+            )
 
     def _check_cut(self, move: Move) -> None:
         if set(move) != {"cut"}:
-            raise IllegalMove('Now pick your cut: {"cut": n} with n from 1 to 6.')
+            raise IllegalMove(gettext_noop('Now pick your cut: {"cut": n} with n from 1 to 6.'))
         pick = move["cut"]
         if not _is_int(pick) or pick not in FACES:
-            raise IllegalMove("A cut is a number from 1 to 6.")
+            raise IllegalMove(gettext_noop("A cut is a number from 1 to 6."))
 
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
@@ -391,7 +402,7 @@ class PizzaParty(Engine):
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
         if seat not in self.to_move(state):
-            raise IllegalMove("It is not your turn.")
+            raise IllegalMove(gettext_noop("It is not your turn."))
         if state["phase"] == "cut":
             return {"cut": rng.choice(FACES)}
         cells = placeable_cells(state["board"], self._colour_of_mover(state, seat))
@@ -400,7 +411,7 @@ class PizzaParty(Engine):
     # --- chance --------------------------------------------------------------------------------
     def chance_outcomes(self, state: State) -> list[tuple[Move, float]] | None:
         if CHANCE not in self.to_move(state):
-            raise IllegalMove("No chance move is due.")
+            raise IllegalMove(gettext_noop("No chance move is due."))
         moves = list(self.legal(state, CHANCE))
         return [(move, 1 / len(moves)) for move in moves]
 
@@ -429,7 +440,7 @@ class PizzaParty(Engine):
 
     def result(self, state: State) -> GameResult:
         if state["phase"] != "over":
-            raise IllegalMove("The game is not over yet.")
+            raise IllegalMove(gettext_noop("The game is not over yet."))
         n = state["n"]
         scores = self.partial_scores(state)
         winners = self.winners(state)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .base import CHANCE, IllegalMove, Move, State
+from .base import CHANCE, IllegalMove, Move, State, gettext_noop
 from .pizza_party import (
     COLOURS,
     FACES,
@@ -60,37 +60,19 @@ def _resolve_counts(counts: list[int], n_parts: int, on_board: list[int]) -> lis
     removed = [0, 0, 0]
     won = [0, 0, 0]
     for p in range(n_parts):
-        base = 3 * p
-        a, b, c = counts[base], counts[base + 1], counts[base + 2]
-        if a > b and a > c:
-            if b and not safe[1]:
-                removed[1] += b
-                won[0] += b
-            if c and not safe[2]:
-                removed[2] += c
-                won[0] += c
-        elif b > a and b > c:
-            if a and not safe[0]:
-                removed[0] += a
-                won[1] += a
-            if c and not safe[2]:
-                removed[2] += c
-                won[1] += c
-        elif c > a and c > b:
-            if a and not safe[0]:
-                removed[0] += a
-                won[2] += a
-            if b and not safe[1]:
-                removed[1] += b
-                won[2] += b
-        elif a == b and c < a:
-            if c and not safe[2]:
-                removed[2] += c
-        elif a == c and b < a:
-            if b and not safe[1]:
-                removed[1] += b
-        elif b == c and a < b and a and not safe[0]:
-            removed[0] += a
+        part = counts[3 * p : 3 * p + 3]
+        top = max(part)
+        leaders = part.count(top)
+        if leaders == 3:
+            continue
+        # One leader takes the others' cells; two tied leaders only push the third out.
+        winner = part.index(top) if leaders == 1 else -1
+        for colour in (0, 1, 2):
+            n = part[colour]
+            if n and n < top and not safe[colour]:
+                removed[colour] += n
+                if winner >= 0:
+                    won[winner] += n
     final = []
     for colour in range(3):
         left = on_board[colour] - removed[colour]
@@ -238,7 +220,7 @@ def choose_place(state: State, colour: int, rng: random.Random, strong: bool = F
 def _colour_to_play(state: State, seat: int) -> int:
     engine = _engine()
     if seat not in engine.to_move(state):
-        raise IllegalMove("It is not your turn.")
+        raise IllegalMove(gettext_noop("It is not your turn."))
     return NEUTRAL if seat == CHANCE else seat
 
 
