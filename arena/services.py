@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from games import notify
 from games.engines import IllegalMove, get_engine
 from games.models import Match, Seat
-from games.services import BadRequest, Conflict, NotAllowed, NotFound
+from games.services import BadRequest, Conflict, NotAllowed, NotFound, explain
 from ratings.elo import START
 
 from . import pairing, scoring
@@ -93,7 +93,7 @@ def create_tournament(
     try:
         options = engine.normalise_options(seats, options)
     except IllegalMove as error:
-        raise BadRequest(str(error)) from None
+        raise BadRequest(explain(error)) from None
     if not isinstance(private, bool):
         raise BadRequest(_("'private' must be true or false."))
     tournament = Tournament(

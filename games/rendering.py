@@ -85,14 +85,16 @@ def _with_query(url: str, **params: Any) -> str:
 def duration_label(seconds: int | None) -> str:
     if not seconds:
         return _("no timer")
-    for unit, singular, plural in (
-        (86400, "%(count)d day", "%(count)d days"),
-        (3600, "%(count)d hour", "%(count)d hours"),
-        (60, "%(count)d minute", "%(count)d minutes"),
-    ):
-        if seconds % unit == 0:
-            count = seconds // unit
-            return ngettext(singular, plural, count) % {"count": count}
+    # Literal ngettext calls, one per unit, so that makemessages finds every one of them.
+    if seconds % 86400 == 0:
+        count = seconds // 86400
+        return ngettext("%(count)d day", "%(count)d days", count) % {"count": count}
+    if seconds % 3600 == 0:
+        count = seconds // 3600
+        return ngettext("%(count)d hour", "%(count)d hours", count) % {"count": count}
+    if seconds % 60 == 0:
+        count = seconds // 60
+        return ngettext("%(count)d minute", "%(count)d minutes", count) % {"count": count}
     return ngettext("%(count)d second", "%(count)d seconds", seconds) % {"count": seconds}
 
 
@@ -105,9 +107,9 @@ def option_labels(match: Match, engine: Engine) -> list[str]:
                 labels.append(_("La Marianne"))
         elif isinstance(value, bool):
             if value:
-                labels.append(spec.label)
+                labels.append(_(spec.label))
         elif value != spec.default:
-            labels.append(f"{spec.label}: {value}")
+            labels.append(f"{_(spec.label)}: {value}")
     return labels
 
 

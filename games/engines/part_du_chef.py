@@ -85,7 +85,9 @@ class PartDuChef(Engine):
     name = "La Part du Chef"
     min_players = 2
     max_players = 5
-    option_specs = (OptionSpec("marianne", False, (False, True), "La Marianne bonus card"),)
+    option_specs = (
+        OptionSpec("marianne", False, (False, True), gettext_noop("La Marianne bonus card")),
+    )
 
     # --- set-up --------------------------------------------------------------------------------
     def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:

@@ -193,7 +193,9 @@ class PizzaParty(Engine):
     min_players = 2
     max_players = 3
     option_specs = (
-        OptionSpec("variant", "standard", ("standard", "duel"), "Variant (duel: 2 players)"),
+        OptionSpec(
+            "variant", "standard", ("standard", "duel"), gettext_noop("Variant (duel: 2 players)")
+        ),
     )
 
     # --- set-up --------------------------------------------------------------------------------
