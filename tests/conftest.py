@@ -22,6 +22,17 @@ def isolated_cache(settings):
 
 
 @pytest.fixture(autouse=True)
+def english_unless_asked():
+    """A request in another language leaves that language active in the thread: each test starts
+    in the default language, as a new request would."""
+    from django.utils import translation
+
+    translation.activate("en")
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """Tests create many users: the production hasher would cost a third of a second each."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
