@@ -21,6 +21,11 @@ class PlayerConsumer(RateLimitedConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await database_sync_to_async(presence.heartbeat)(self.user.pk)
+        await self.send_invitations()
+
+    async def send_invitations(self) -> None:
+        html = await self.render_in_language(rendering.render_invitations, self.user)
+        await self.send(text_data=html)
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
@@ -33,11 +38,7 @@ class PlayerConsumer(RateLimitedConsumer):
             await self.send_error("Unknown message.")
 
     async def user_invited(self, event: dict) -> None:
-        html = await self.render_in_language(
-            rendering.render_invitation, self.user, event["invitation"]
-        )
-        if html:
-            await self.send(text_data=html)
+        await self.send_invitations()
 
     async def user_changed(self, event: dict) -> None:
         html = await self.render_in_language(rendering.render_friend_requests, self.user)

@@ -114,11 +114,17 @@ APP = URLRouter(websocket_urlpatterns)
 
 
 async def player_socket(user) -> WebsocketCommunicator:
+    """A connected player socket, past its first frame (the invitations pending on connect)."""
+    socket, _ = await player_socket_and_first_frame(user)
+    return socket
+
+
+async def player_socket_and_first_frame(user) -> tuple[WebsocketCommunicator, str]:
     socket = WebsocketCommunicator(APP, "/ws/me/")
     socket.scope["user"] = user
     ok, _ = await socket.connect()
     assert ok
-    return socket
+    return socket, await socket.receive_from(timeout=5)
 
 
 @pytest.mark.asyncio
@@ -155,6 +161,23 @@ async def test_an_invitation_reaches_the_friend_live_on_whatever_page():
     frame = await socket.receive_from(timeout=5)
     assert 'data-testid="invitation"' in frame
     assert "host" in frame and f"/tables/{match.pk}/" in frame
+    await socket.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_an_invitation_sent_before_the_socket_connects_is_shown_when_it_does():
+    ann = await sync_to_async(make_user)("early")
+    bob = await sync_to_async(make_user)()
+    await sync_to_async(befriend)(ann, bob)
+    match = await sync_to_async(services.create_table)(ann, "part-du-chef", seats=2)
+    await sync_to_async(services.invite_friend)(ann, match.pk, bob)
+    socket, first = await player_socket_and_first_frame(bob)
+    assert first.count('data-testid="invitation"') == 1 and "early" in first
+    await socket.disconnect()
+    await sync_to_async(services.join_table)(bob, match.pk)
+    socket, first = await player_socket_and_first_frame(bob)
+    assert 'data-testid="invitation"' not in first  # seated: nothing left to accept
     await socket.disconnect()
 
 
