@@ -21,7 +21,9 @@ class PlayerConsumer(RateLimitedConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await database_sync_to_async(presence.heartbeat)(self.user.pk)
+        # Whatever rang while this socket was still connecting: the page may be older than it.
         await self.send_invitations()
+        await self.user_changed({})
 
     async def send_invitations(self) -> None:
         html = await self.render_in_language(rendering.render_invitations, self.user)

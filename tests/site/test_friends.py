@@ -114,8 +114,10 @@ APP = URLRouter(websocket_urlpatterns)
 
 
 async def player_socket(user) -> WebsocketCommunicator:
-    """A connected player socket, past its first frame (the invitations pending on connect)."""
+    """A connected player socket, past the frames it sends on connect (pending invitations and
+    the friend-request badge)."""
     socket, _ = await player_socket_and_first_frame(user)
+    assert 'id="friend-requests"' in await socket.receive_from(timeout=5)
     return socket
 
 
@@ -178,6 +180,17 @@ async def test_an_invitation_sent_before_the_socket_connects_is_shown_when_it_do
     await sync_to_async(services.join_table)(bob, match.pk)
     socket, first = await player_socket_and_first_frame(bob)
     assert 'data-testid="invitation"' not in first  # seated: nothing left to accept
+    await socket.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_friend_request_sent_while_the_socket_was_connecting_shows_on_connect():
+    ann, bob = await sync_to_async(make_user)(), await sync_to_async(make_user)()
+    await sync_to_async(friends.request_friend)(ann, bob)
+    socket, _ = await player_socket_and_first_frame(bob)
+    badge = await socket.receive_from(timeout=5)
+    assert 'id="friend-requests"' in badge and 'class="badge"' in badge
     await socket.disconnect()
 
 
