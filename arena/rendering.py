@@ -19,6 +19,7 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games.models import Match
 from games.rendering import duration_label, game_name
@@ -399,3 +400,12 @@ def listing_context(user: User) -> dict[str, Any]:
         "recent": [row(t) for t in groups["recent"]],
         "anonymous": not _authenticated(user),
     }
+
+
+def link_back_to_arena(match: Match) -> list[dict[str, str]]:
+    """On a table the arena opened: a way back to the arena's standings."""
+    table = ArenaMatch.objects.filter(match=match).select_related("tournament").first()
+    if table is None:
+        return []
+    label = _("Back to the arena “%(name)s”") % {"name": table.tournament.name}
+    return [{"label": label, "url": reverse("arena:detail", args=[table.tournament_id])}]

@@ -10,6 +10,7 @@ pizza); its slices are named from the pizzas the view reveals.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -37,6 +38,22 @@ from .models import Match, Move, Seat
 
 #: Games with a table page in the browser; the others are played through the JSON API for now.
 BROWSER_GAMES = frozenset({"part-du-chef"})
+
+#: Other apps add links about a table without games knowing them (an arena adds "back to the
+#: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
+_TABLE_LINK_PROVIDERS: list[Callable[[Match], list[dict[str, str]]]] = []
+
+
+def register_table_links(
+    provider: Callable[[Match], list[dict[str, str]]],
+) -> Callable[[Match], list[dict[str, str]]]:
+    if provider not in _TABLE_LINK_PROVIDERS:
+        _TABLE_LINK_PROVIDERS.append(provider)
+    return provider
+
+
+def table_links(match: Match) -> list[dict[str, str]]:
+    return [link for provider in _TABLE_LINK_PROVIDERS for link in provider(match)]
 #: Kind letters in display order, chillies and burnt slices last.
 DISPLAY_ORDER = (*KINDS, "C", "B")
 LOBBY_TABLES_PER_GAME = 50
@@ -562,6 +579,7 @@ def table_info(
         "invite_url": (
             _with_query(url, invite=match.invite_code) if me is not None and match.private else None
         ),
+        "links": table_links(match),
     }
 
 

@@ -417,3 +417,15 @@ def test_pages_speak_the_visitors_language():
     tournament, _ = running_arena(players=3)
     html = client_for().get(page(tournament), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
     assert '<html lang="fr">' in html
+
+
+def test_a_table_the_arena_opened_links_back_to_the_arena():
+    from games import services as game_services
+
+    tournament, users = running_arena(players=3, name="Lunch rush")
+    table = open_table(tournament, users)
+    html = Client().get(f"/tables/{table.match_id}/").content.decode()
+    assert f'href="/arenas/{tournament.pk}/"' in html and "Lunch rush" in html
+    other = game_services.start_match_for_players("part-du-chef", users[:2], turn_seconds=60)
+    page = Client().get(f"/tables/{other.pk}/").content.decode()
+    assert f'href="/arenas/{tournament.pk}/"' not in page
