@@ -54,6 +54,8 @@ def register_table_links(
 
 def table_links(match: Match) -> list[dict[str, str]]:
     return [link for provider in _TABLE_LINK_PROVIDERS for link in provider(match)]
+
+
 #: Kind letters in display order, chillies and burnt slices last.
 DISPLAY_ORDER = (*KINDS, "C", "B")
 LOBBY_TABLES_PER_GAME = 50
