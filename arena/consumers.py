@@ -16,8 +16,6 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 
 from games.consumers import (
-    CLOSE_FORBIDDEN,
-    CLOSE_NOT_FOUND,
     RateLimitedConsumer,
     poll_seconds,
 )
@@ -44,21 +42,14 @@ class ArenaConsumer(RateLimitedConsumer):
         self.invite = query.get("invite", [None])[0]
         # The table the page already shows as the player's: only another one is news.
         self.shown_table = _int_or_none(query.get("table", [None])[0])
-        allowed = await database_sync_to_async(self.allowed)()
-        if allowed is None:
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
-        if not allowed:
-            await self.close(code=CLOSE_FORBIDDEN)
-            return
-        self.group = services.arena_group(self.tournament_id)
         self.fingerprint: tuple | None = None
         self.last_render = float("-inf")
         self.pending: asyncio.Future | None = None
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+        verdict = await database_sync_to_async(self.allowed)()
+        if not await self.admit(services.arena_group(self.tournament_id), verdict):
+            return
         await self.send_arena()
-        self.poller = asyncio.ensure_future(self.poll())
+        self.keep_running(self.poll())
 
     def allowed(self) -> bool | None:
         tournament = Tournament.objects.filter(pk=self.tournament_id).first()
@@ -67,11 +58,9 @@ class ArenaConsumer(RateLimitedConsumer):
         return services.may_view(tournament, self.user, self.invite)
 
     async def disconnect(self, code: int) -> None:
-        for task in (getattr(self, "poller", None), getattr(self, "pending", None)):
-            if task is not None:
-                task.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "pending", None) is not None:
+            self.pending.cancel()
+        await super().disconnect(code)
 
     async def arena_changed(self, event: dict) -> None:
         self.schedule_render()

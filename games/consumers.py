@@ -59,7 +59,32 @@ def rendered_in(language: str, render: Callable[..., Any], *args: Any) -> Any:
 
 
 class RateLimitedConsumer(AsyncWebsocketConsumer):
-    """Refuses oversized frames and floods: a misbehaving client is disconnected."""
+    """The base of the site's sockets: admission into one group, background tasks that end with
+    the socket, and refusal of oversized frames and floods (a misbehaving client is cut off)."""
+
+    async def admit(self, group: str, verdict: bool | None = True) -> bool:
+        """Accept the socket into ``group``; close it with 4404 when what it asks for does not
+        exist (``verdict`` None) and 4403 when it may not see it (False)."""
+        if verdict is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return False
+        if not verdict:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return False
+        self.group = group
+        await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        return True
+
+    def keep_running(self, work: Any) -> None:
+        """Run ``work`` (a coroutine) beside the socket until it disconnects."""
+        self.tasks = [*getattr(self, "tasks", []), asyncio.ensure_future(work)]
+
+    async def disconnect(self, code: int) -> None:
+        for task in getattr(self, "tasks", []):
+            task.cancel()
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
@@ -101,19 +126,12 @@ class TableConsumer(RateLimitedConsumer):
         self.user = self.scope.get("user")
         invite = parse_qs(self.scope.get("query_string", b"").decode()).get("invite", [None])[0]
         self.invite = invite
-        allowed = await database_sync_to_async(self.allowed)()
-        if allowed is None:
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
-        if not allowed:
-            await self.close(code=CLOSE_FORBIDDEN)
-            return
-        self.group = notify.table_group(self.match_id)
         self.sent_version = -1
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+        verdict = await database_sync_to_async(self.allowed)()
+        if not await self.admit(notify.table_group(self.match_id), verdict):
+            return
         await self.send_table()
-        self.poller = asyncio.ensure_future(self.poll_version())
+        self.keep_running(self.poll_version())
 
     async def poll_version(self) -> None:
         while True:
@@ -130,12 +148,6 @@ class TableConsumer(RateLimitedConsumer):
         if match is None:
             return None
         return services.may_watch(match, self.user, self.invite)
-
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "poller"):
-            self.poller.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def table_changed(self, event: dict) -> None:
         # Doorbells may arrive late or twice: a version already shown needs no new render.
@@ -169,12 +181,8 @@ class TableConsumer(RateLimitedConsumer):
 class LobbyConsumer(RateLimitedConsumer):
     async def connect(self) -> None:
         self.user = self.scope.get("user")
-        await self.channel_layer.group_add(notify.LOBBY_GROUP, self.channel_name)
-        await self.accept()
+        await self.admit(notify.LOBBY_GROUP)
         await self.send_lobby()
-
-    async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(notify.LOBBY_GROUP, self.channel_name)
 
     async def lobby_changed(self, event: dict) -> None:
         await self.send_lobby()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 
 from games import notify
-from games.consumers import CLOSE_FORBIDDEN, RateLimitedConsumer
+from games.consumers import RateLimitedConsumer
 
 from . import presence, rendering
 
@@ -14,12 +14,9 @@ from . import presence, rendering
 class PlayerConsumer(RateLimitedConsumer):
     async def connect(self) -> None:
         self.user = self.scope.get("user")
-        if self.user is None or not self.user.is_authenticated:
-            await self.close(code=CLOSE_FORBIDDEN)
+        signed_in = self.user is not None and self.user.is_authenticated
+        if not await self.admit(notify.user_group(self.user.pk) if signed_in else "", signed_in):
             return
-        self.group = notify.user_group(self.user.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
         await database_sync_to_async(presence.heartbeat)(self.user.pk)
         # Whatever rang while this socket was still connecting: the page may be older than it.
         await self.send_invitations()
@@ -28,10 +25,6 @@ class PlayerConsumer(RateLimitedConsumer):
     async def send_invitations(self) -> None:
         html = await self.render_in_language(rendering.render_invitations, self.user)
         await self.send(text_data=html)
-
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def handle(self, message: dict) -> None:
         if message.get("type") == "ping":

@@ -13,7 +13,7 @@ import pytest
 
 from tests.live_server import LiveSite
 
-PLAYERS, SEATS, SECONDS = 9, 3, 12
+PLAYERS, SEATS, SECONDS = 9, 3, 15
 
 
 def driver(site: LiveSite, command: str, *args: object) -> dict:
@@ -39,12 +39,13 @@ def site(tmp_path):
 def test_workers_killed_and_restarted_mid_arena_duplicate_and_lose_nothing(site):
     arena = driver(site, "setup", PLAYERS, SEATS, SECONDS)["id"]
     workers = [site.start_worker(), site.start_worker()]
-    players = site.start("manage.py", "shell", "-c", _driver_code("play", arena, SECONDS + 30))
+    players = site.start("manage.py", "shell", "-c", _driver_code("play", arena, SECONDS + 45))
     rng = random.Random(3)
     kills = 0
     while players.poll() is None:
-        # Each worker lives about 2-4 s: long enough to boot (about a second) and work a little.
-        time.sleep(rng.uniform(0.8, 2.0))
+        # Each worker lives about 3-6 s: long enough to boot (a second or two on a loaded
+        # machine) and work a little, short enough to be killed several times mid-arena.
+        time.sleep(rng.uniform(1.5, 3.0))
         victim = kills % len(workers)
         os.kill(workers[victim].pid, signal.SIGKILL)
         workers[victim].wait()
