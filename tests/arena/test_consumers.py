@@ -11,34 +11,17 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import AnonymousUser
 
 from arena import consumers, services
 from arena.models import Entry
 from games.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
-from pdc_site.routing import websocket_urlpatterns
 from tests.site.factories import make_user
+from tests.sockets import communicator, connected
 
 from .builders import open_table, running_arena
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-APP = URLRouter(websocket_urlpatterns)
-
-
-def communicator(path: str, user=None) -> WebsocketCommunicator:
-    socket = WebsocketCommunicator(APP, path)
-    socket.scope["user"] = user or AnonymousUser()
-    return socket
-
-
-async def connected(path: str, user=None) -> tuple[WebsocketCommunicator, str]:
-    socket = communicator(path, user)
-    ok, _ = await socket.connect()
-    assert ok
-    return socket, await socket.receive_from(timeout=5)
 
 
 async def frames_within(socket: WebsocketCommunicator, seconds: float) -> list[str]:

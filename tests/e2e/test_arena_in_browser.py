@@ -9,11 +9,10 @@ import uuid
 
 import pytest
 
-from tests.e2e.test_play_in_browser import sign_up
+from .ui import WAIT, play_la_part_du_chef, sign_up, status_of
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 15_000  # ms, for live updates
 ROUNDS = 5
 PLAYERS = 3
 
@@ -23,10 +22,6 @@ def arena_points(ranks: dict[str, int], name: str) -> int:
     mine = ranks[name]
     others = [rank for other, rank in ranks.items() if other != name]
     return 2 * sum(1 for rank in others if rank > mine) + sum(1 for rank in others if rank == mine)
-
-
-def status_of(page):
-    return page.locator("#table-status")
 
 
 def test_three_players_are_seated_by_the_arena_play_and_see_their_points(live_site, browser):
@@ -73,25 +68,8 @@ def test_three_players_are_seated_by_the_arena_play_and_see_their_points(live_si
 
         by_seat = {int(status_of(page).get_attribute("data-you")): page for page in players}
         assert sorted(by_seat) == [0, 1, 2]
-        for _ in range(ROUNDS * (PLAYERS + 1)):
-            status = status_of(host)
-            version = int(status.get_attribute("data-version"))
-            seat = int(status.get_attribute("data-to-move"))
-            phase = status.get_attribute("data-phase")
-            page = by_seat[seat]
-            expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
-            if phase == "cut":
-                form = page.get_by_test_id("cut-form")
-                boxes = form.locator("input[name=cut]")
-                for position in (0, 4, 8):
-                    boxes.nth(position).check()
-                form.get_by_role("button", name="Cut the pizza").click()
-            else:
-                page.get_by_test_id("take-form").first.locator("button[type=submit]").click()
-            for other in players:
-                expect(status_of(other)).to_have_attribute(
-                    "data-version", str(version + 1), timeout=WAIT
-                )
+        moves = play_la_part_du_chef(host, by_seat, players, cut=(0, 4, 8))
+        assert moves == ROUNDS * (PLAYERS + 1)
 
         ranks: dict[str, int] = {}
         for page in players:

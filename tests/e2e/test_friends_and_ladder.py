@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from .test_play_in_browser import WAIT, mark_loaded, sign_up, status_of
+from .ui import WAIT, mark_loaded, play_la_part_du_chef, sign_up, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -65,22 +65,7 @@ def test_friends_invite_each_other_and_see_the_ladder_move_after_a_ranked_match(
         for page in (ann, bob):
             expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
             players[int(status_of(page).get_attribute("data-you"))] = page
-        while status_of(ann).get_attribute("data-status") == "playing":
-            status = status_of(ann)
-            version = int(status.get_attribute("data-version"))
-            page = players[int(status.get_attribute("data-to-move"))]
-            expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
-            if status.get_attribute("data-phase") == "cut":
-                form = page.get_by_test_id("cut-form")
-                for position in (0, 6):
-                    form.locator("input[name=cut]").nth(position).check()
-                form.get_by_role("button", name="Cut the pizza").click()
-            else:
-                page.get_by_test_id("take-form").first.locator("button[type=submit]").click()
-            for other in (ann, bob):
-                expect(status_of(other)).not_to_have_attribute(
-                    "data-version", str(version), timeout=WAIT
-                )
+        assert play_la_part_du_chef(ann, players, [ann, bob], cut=(0, 6)) == 5 * 3
 
         # The match was rated: both now stand on the ladder with one rated match.
         for page in (ann, bob):

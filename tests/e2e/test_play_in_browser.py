@@ -8,34 +8,12 @@ import uuid
 
 import pytest
 
+from .ui import WAIT, mark_loaded, play_la_part_du_chef, sign_up, status_of
+
 pytestmark = pytest.mark.e2e
 
-PASSWORD = "pizza-pass-123"
-WAIT = 15_000  # ms, for live updates
 ROUNDS = 5
 PLAYERS = 3
-
-
-def sign_up(context, live_site: str, username: str):
-    from playwright.sync_api import expect
-
-    page = context.new_page()
-    page.goto(f"{live_site}/accounts/signup/")
-    page.fill("#id_username", username)
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.get_by_role("button", name="Create my account").click()
-    expect(page).to_have_url(re.compile(r"/play/$"))
-    return page
-
-
-def mark_loaded(page) -> None:
-    """A flag that only survives if the page is never reloaded or left."""
-    page.evaluate("window.__sameDocument = true")
-
-
-def status_of(page):
-    return page.locator("#table-status")
 
 
 def test_three_players_play_a_ranked_match_while_a_spectator_watches(live_site, browser):
@@ -87,28 +65,8 @@ def test_three_players_play_a_ranked_match_while_a_spectator_watches(live_site, 
         assert sorted(by_seat) == [0, 1, 2]
         expect(host.locator("#table-timer time.countdown")).to_be_visible()
 
-        for _ in range(ROUNDS * (PLAYERS + 1)):
-            status = status_of(spectator)
-            version = int(status.get_attribute("data-version"))
-            seat = int(status.get_attribute("data-to-move"))
-            phase = status.get_attribute("data-phase")
-            page = by_seat[seat]
-            expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
-            if phase == "cut":
-                form = page.get_by_test_id("cut-form")
-                boxes = form.locator("input[name=cut]")
-                for position in (0, 4, 8):
-                    boxes.nth(position).check()
-                form.get_by_role("button", name="Cut the pizza").click()
-            else:
-                # Keep it simple: the first free portion, nothing eaten, nothing taken.
-                form = page.get_by_test_id("take-form").first
-                form.locator("button[type=submit]").click()
-            for other in everyone:
-                expect(status_of(other)).to_have_attribute(
-                    "data-version", str(version + 1), timeout=WAIT
-                )
-            expect(page.locator("#page-error p")).to_have_count(0)
+        moves = play_la_part_du_chef(spectator, by_seat, everyone, cut=(0, 4, 8))
+        assert moves == ROUNDS * (PLAYERS + 1)
 
         results = []
         for page in everyone:

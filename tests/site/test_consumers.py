@@ -6,32 +6,15 @@ import json
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import AnonymousUser
 
 from games import consumers, services
 from games.engines import get_engine
-from pdc_site.routing import websocket_urlpatterns
+from tests.sockets import communicator, connected
 
 from .factories import make_user, started_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-APP = URLRouter(websocket_urlpatterns)
-
-
-def communicator(path: str, user=None) -> WebsocketCommunicator:
-    socket = WebsocketCommunicator(APP, path)
-    socket.scope["user"] = user or AnonymousUser()
-    return socket
-
-
-async def connected(path: str, user=None) -> tuple[WebsocketCommunicator, str]:
-    socket = communicator(path, user)
-    ok, _ = await socket.connect()
-    assert ok
-    return socket, await socket.receive_from(timeout=5)
 
 
 async def test_a_spectator_gets_the_whole_table_on_connect():

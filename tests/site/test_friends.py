@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
 from games import services
 from games.models import Match
-from pdc_site.routing import websocket_urlpatterns
 from players import friends, presence
 from players.models import Friendship
+from tests.sockets import communicator, connected
 
 from .factories import make_user
 
@@ -110,7 +108,6 @@ def test_only_friends_may_be_invited_and_an_invitation_opens_a_private_table():
 
 
 # --- the player's own socket ----------------------------------------------------------------------
-APP = URLRouter(websocket_urlpatterns)
 
 
 async def player_socket(user) -> WebsocketCommunicator:
@@ -122,11 +119,7 @@ async def player_socket(user) -> WebsocketCommunicator:
 
 
 async def player_socket_and_first_frame(user) -> tuple[WebsocketCommunicator, str]:
-    socket = WebsocketCommunicator(APP, "/ws/me/")
-    socket.scope["user"] = user
-    ok, _ = await socket.connect()
-    assert ok
-    return socket, await socket.receive_from(timeout=5)
+    return await connected("/ws/me/", user)
 
 
 @pytest.mark.asyncio
@@ -145,8 +138,7 @@ async def test_heartbeats_on_the_player_socket_keep_the_player_online():
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_anonymous_visitors_get_no_player_socket():
-    socket = WebsocketCommunicator(APP, "/ws/me/")
-    socket.scope["user"] = AnonymousUser()
+    socket = communicator("/ws/me/")
     ok, _ = await socket.connect()
     assert not ok
 
