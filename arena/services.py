@@ -21,9 +21,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import notify
-from games.engines import IllegalMove, get_engine
+from games.engines import get_engine
 from games.models import Match, Seat
-from games.services import BadRequest, Conflict, NotAllowed, NotFound, explain
+from games.services import BadRequest, Conflict, NotAllowed, NotFound, checked_options
 from ratings.elo import START
 
 from . import pairing, scoring
@@ -90,10 +90,7 @@ def create_tournament(
     seats = _whole(seats, min(SCHEDULED_SEATS, engine.max_players), _("seats"))
     if options is not None and not isinstance(options, dict):
         raise BadRequest(_("'options' must be an object, for example {}."))
-    try:
-        options = engine.normalise_options(seats, options)
-    except IllegalMove as error:
-        raise BadRequest(explain(error)) from None
+    options = checked_options(engine, seats, options)
     if not isinstance(private, bool):
         raise BadRequest(_("'private' must be true or false."))
     tournament = Tournament(

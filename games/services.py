@@ -72,6 +72,14 @@ def explain(error: IllegalMove) -> str:
         return str(error)
 
 
+def checked_options(engine: Engine, seats: int, options: Any) -> dict[str, Any]:
+    """The table options with their defaults, or the engine's refusal as a BadRequest."""
+    try:
+        return engine.normalise_options(seats, options)
+    except IllegalMove as error:
+        raise BadRequest(explain(error)) from None
+
+
 # --- reading -------------------------------------------------------------------------------------
 def engine_for(match: Match) -> Engine:
     return get_engine(match.game)
@@ -139,10 +147,7 @@ def create_table(
     seats = engine.min_players if seats is None else seats
     if not isinstance(seats, int) or isinstance(seats, bool):
         raise BadRequest(_("The number of seats must be a whole number."))
-    try:
-        options = engine.normalise_options(seats, options)
-    except IllegalMove as error:
-        raise BadRequest(explain(error)) from None
+    options = checked_options(engine, seats, options)
     if not isinstance(private, bool):
         raise BadRequest(_("'private' must be true or false."))
     turn_seconds = _checked_turn_seconds(mode, turn_seconds)
@@ -280,10 +285,7 @@ def start_match_for_players(
     engine = get_engine(game)
     if len({u.pk for u in users}) != len(users):
         raise BadRequest(_("A player can take only one seat."))
-    try:
-        options = engine.normalise_options(len(users), options)
-    except IllegalMove as error:
-        raise BadRequest(explain(error)) from None
+    options = checked_options(engine, len(users), options)
     turn_seconds = _checked_turn_seconds(mode, turn_seconds)
     with transaction.atomic():
         match = Match.objects.create(
