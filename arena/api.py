@@ -28,7 +28,8 @@ CREATE_FIELDS = {
 
 
 # --- representations ---------------------------------------------------------------------------
-def summary_json(tournament: Tournament, players: int) -> dict[str, Any]:
+def _head_json(tournament: Tournament) -> dict[str, Any]:
+    """What every representation of an arena starts with."""
     return {
         "id": tournament.pk,
         "game": tournament.game,
@@ -36,8 +37,14 @@ def summary_json(tournament: Tournament, players: int) -> dict[str, Any]:
         "status": tournament.status,
         "starts_at": tournament.starts_at.isoformat(),
         "ends_at": tournament.ends_at.isoformat(),
-        "minutes": tournament.minutes,
         "seats": tournament.seats,
+    }
+
+
+def summary_json(tournament: Tournament, players: int) -> dict[str, Any]:
+    return {
+        **_head_json(tournament),
+        "minutes": tournament.minutes,
         "private": tournament.private,
         "players": players,
     }
@@ -46,13 +53,7 @@ def summary_json(tournament: Tournament, players: int) -> dict[str, Any]:
 def arena_json(tournament: Tournament, user: Any) -> dict[str, Any]:
     """An arena with its standings and its tables, newest first (spec/api.md)."""
     data: dict[str, Any] = {
-        "id": tournament.pk,
-        "game": tournament.game,
-        "name": tournament.name,
-        "status": tournament.status,
-        "starts_at": tournament.starts_at.isoformat(),
-        "ends_at": tournament.ends_at.isoformat(),
-        "seats": tournament.seats,
+        **_head_json(tournament),
         "standings": [
             {
                 "rank": s.rank,

@@ -81,6 +81,23 @@ def _resolve_counts(counts: list[int], n_parts: int, on_board: list[int]) -> lis
     return final
 
 
+def _chance_of_others_picks(
+    lines: tuple[int, int, int],
+    axes: list[int],
+    colour: int,
+    weights: list[list[float]] | None,
+) -> float:
+    """How likely the other colours are to pick the lines of this triple (1 when picks are
+    taken as uniform: every triple then counts alike)."""
+    if weights is None:
+        return 1.0
+    weight = 1.0
+    for c in range(COLOURS):
+        if c != colour:
+            weight *= weights[c][lines[axes[c]] - 1]
+    return weight
+
+
 def value_for(final: list[int], colour: int) -> float:
     """How good an outcome is for ``colour``: winning first, then the lead in toppings."""
     mine = final[colour]
@@ -124,11 +141,7 @@ def pick_values(
     values = [0.0] * 6
     axes = [axis_of(c, round_number) for c in range(COLOURS)]
     for t, lines in enumerate(TRIPLES):
-        weight = 1.0
-        if weights is not None:
-            for c in range(COLOURS):
-                if c != colour:
-                    weight *= weights[c][lines[axes[c]] - 1]
+        weight = _chance_of_others_picks(lines, axes, colour, weights)
         if weight:
             values[lines[axes[colour]] - 1] += weight * value_for(table[t], colour)
     return values
@@ -185,11 +198,7 @@ def placement_values(
     # sums[cell][face - 1]: summed value over the others' picks when ``colour`` picks face.
     sums = {i: [0.0] * 6 for i in cells}
     for t, lines in enumerate(TRIPLES):
-        weight = 1.0
-        if weights is not None:
-            for c in range(COLOURS):
-                if c != colour:
-                    weight *= weights[c][lines[axes[c]] - 1]
+        weight = _chance_of_others_picks(lines, axes, colour, weights)
         part_of = _PART_OF[t]
         n_parts = _PART_COUNT[t]
         counts = [0] * (3 * n_parts)
