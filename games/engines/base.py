@@ -49,8 +49,78 @@ class IllegalMove(Exception):
         super().__init__(template.format(**params) if params else template)
 
 
+@dataclass(frozen=True)
+class SeatRef:
+    """A seat named in a sentence: the site writes the player's name in its place, ``str`` the
+    seat number (engines do not know who sits where)."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}"
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence for people, translatable like ``IllegalMove``: ``template`` is English with
+    ``{name}`` placeholders and is marked with ``gettext_noop``; ``params`` fill it. A parameter
+    may itself be a ``Sentence`` (a kind's name, translated first) or a ``SeatRef``.
+
+    ``str(sentence)`` is the English text; ``as_json`` / ``from_json`` store it (a Move row keeps
+    the sentence that describes it)."""
+
+    template: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.template
+        return self.template.format(**{k: str(v) for k, v in self.params.items()})
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "template": self.template,
+            "params": {k: _param_json(v) for k, v in self.params.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Sentence:
+        return cls(
+            data["template"], {k: _param_from_json(v) for k, v in data.get("params", {}).items()}
+        )
+
+
+def sentence(template: str, /, **params: Any) -> Sentence:
+    return Sentence(template, params)
+
+
+def _param_json(value: Any) -> Any:
+    if isinstance(value, Sentence):
+        return value.as_json()
+    if isinstance(value, SeatRef):
+        return {"seat": value.seat}
+    return value
+
+
+def _param_from_json(value: Any) -> Any:
+    if isinstance(value, dict) and "template" in value:
+        return Sentence.from_json(value)
+    if isinstance(value, dict) and set(value) == {"seat"}:
+        return SeatRef(value["seat"])
+    return value
+
+
 class MalformedRecord(Exception):
     """A game record that does not have the shape of ``game-record/1``."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a game's result breakdown: the key in each seat's row and its heading
+    (marked with ``gettext_noop``)."""
+
+    key: str
+    label: str
 
 
 @dataclass(frozen=True)
@@ -68,12 +138,16 @@ class GameResult:
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """A table option: its default and the values a table may choose."""
+    """A table option: its default and the values a table may choose. The create forms of tables
+    and arenas are built from these (``label``, ``choice_labels`` and ``help`` are marked with
+    ``gettext_noop``; ``choice_labels`` names each choice, in the order of ``choices``)."""
 
     name: str
     default: Any
     choices: tuple[Any, ...]
     label: str
+    choice_labels: tuple[str, ...] = ()
+    help: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -138,6 +212,11 @@ class Engine:
     def check_options_for_players(self, n_players: int, options: dict[str, Any]) -> None:
         """Hook for options that only suit some numbers of players."""
 
+    def table_options(self, n_players: int) -> tuple[OptionSpec, ...]:
+        """The options a person chooses for a table of ``n_players`` (an option that the number of
+        players decides, such as Pizza Party's duel, is left out)."""
+        return self.option_specs
+
     # --- turn structure ------------------------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
         """The seats that may move now, ascending (``[CHANCE]`` for chance, ``[]`` at the end)."""
@@ -162,13 +241,43 @@ class Engine:
         """A legal move drawn at random (the 'random player' of tests and load generators)."""
         return rng.choice(list(self.legal(state, seat)))
 
+    def simultaneous_step(self, state: State) -> str | None:
+        """An id of the step now open when its seats move at the same time and in secret
+        (Pizza Party's picks, La Part du Chef's chilli assignment), else None. Two such steps in a
+        row have different ids. The site checks a move of such a step against the version at
+        which the step opened, so another seat's pick never makes it stale (spec/api.md)."""
+        return None
+
+    # --- what happened ---------------------------------------------------------------------------
+    def describe_move(self, state: State, seat: int, move: Move) -> Sentence | None:
+        """The move log's line for ``move`` played by ``seat`` (``CHANCE`` included) on ``state``
+        (the state before the move); None for a move that needs no line. The sentence names only
+        what every seat knows once the move's step is over: a line is shown to a viewer only when
+        ``record_move`` shows that viewer the move (a secret pick stays hidden until revealed).
+        Every ``apply`` appends exactly one entry to ``state["log"]``, so the n-th move of a
+        match is entry n of the log."""
+        raise NotImplementedError
+
     # --- bots -----------------------------------------------------------------------------------
     #: The strengths of bot this engine offers (1 plays sensibly; higher levels think harder).
     bot_levels: tuple[int, ...] = (1,)
 
-    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
-        """A sensible legal move for ``seat``: it plays for a player out of time, fills practice
-        tables and drives load tests. ``rng`` only breaks ties and samples; never hidden facts."""
+    def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+        """A sensible legal move for the seat whose ``view`` this is (``view(state, seat)``): it
+        plays for a player out of time, fills practice tables and drives load tests. A bot gets
+        the view, never the state, so it cannot use what its seat may not know; ``rng`` breaks
+        ties and samples (re-dealt hidden parts, playouts)."""
+        raise NotImplementedError
+
+    def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
+        """A full state that the seat of ``view`` cannot tell from the real one: what it sees is
+        kept, what it cannot see is re-dealt at random (how searching bots think ahead)."""
+        raise NotImplementedError
+
+    def redeal_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        """``state`` with everything ``seat`` cannot see re-dealt at random (upcoming pizzas,
+        others' secret picks, future dice): ``view`` and the record ``seat`` gets must not change.
+        The contract tests and the honesty tests of the bots use it."""
         raise NotImplementedError
 
     # --- chance --------------------------------------------------------------------------------
@@ -190,6 +299,14 @@ class Engine:
 
     def partial_scores(self, state: State) -> list[int]:
         """Each seat's points as they stand (shown at the table while the game runs)."""
+        raise NotImplementedError
+
+    #: The columns of the result breakdown, in display order (the last is usually the total).
+    breakdown_columns: tuple[Column, ...] = ()
+
+    def breakdown(self, state: State) -> list[dict[str, Any]]:
+        """One row per seat at the end of the game, with a value for every key of
+        ``breakdown_columns``."""
         raise NotImplementedError
 
     # --- what a seat may see -------------------------------------------------------------------
