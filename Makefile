@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install run test lint format bench clean
+.PHONY: install run test lint format bench clean messages
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,3 +40,9 @@ bench: install
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .hypothesis
+
+# Refresh the catalogs from the code (no source locations, so that branches merge) and compile them.
+messages: install
+	$(PY) manage.py makemessages -l fr -l de -l it --no-location --no-obsolete \
+		--ignore='.venv/*' --ignore='tests/*' --ignore='bench/*' --ignore='var/*'
+	$(PY) manage.py compilemessages --ignore='.venv/*'
