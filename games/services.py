@@ -352,8 +352,16 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
 
 def _apply(match: Match, engine: Engine, seat: int, move: Any, by_bot: bool) -> None:
     number = len(match.state["log"])
+    said = engine.describe_move(match.state, seat, move)
     match.state = engine.apply(match.state, seat, move)
-    Move.objects.create(match=match, number=number, seat=seat, payload=move, by_bot=by_bot)
+    Move.objects.create(
+        match=match,
+        number=number,
+        seat=seat,
+        payload=move,
+        description=said.as_json() if said else None,
+        by_bot=by_bot,
+    )
 
 
 def _rng(match: Match, purpose: str) -> random.Random:

@@ -77,18 +77,19 @@ def test_the_lobby_asks_anonymous_visitors_to_log_in_and_lists_open_tables():
     assert "1/3 seats" in html and "La Marianne" in html and "by ann" in html
 
 
-def test_the_lobby_offers_the_create_form_and_lists_api_only_games():
+def test_the_lobby_offers_every_game_with_its_options_and_links_every_table():
     user = make_user()
     other = make_user("cafe-owner")
     cafe = services.create_table(other, "cafe-fatal", seats=2)
     html = client_for(user).get(reverse("games:lobby")).content.decode()
     assert 'data-testid="create-form"' in html
-    assert 'name="marianne"' in html and 'name="turn_seconds"' in html
-    # Only La Part du Chef can be opened in the browser; the others are listed as API only.
-    assert '<option value="part-du-chef"' in html and '<option value="cafe-fatal"' not in html
-    assert "API only for now" in html
+    assert 'name="part_du_chef__marianne"' in html and 'name="turn_seconds"' in html
+    for slug in ("part-du-chef", "pizza-party", "cafe-fatal"):
+        assert f'<option value="{slug}"' in html
+    assert "API only" not in html
     assert f'data-table="{cafe.pk}"' in html
-    assert reverse("games:table", args=[cafe.pk]) not in html
+    assert reverse("games:table", args=[cafe.pk]) in html
+    assert f'data-testid="join-{cafe.pk}"' in html
 
 
 def test_my_tables_lists_open_and_playing_tables_with_a_seat_even_private_ones():
@@ -121,7 +122,7 @@ def test_a_private_table_redirects_with_its_invitation():
             "seats": "2",
             "mode": "friendly",
             "private": "on",
-            "marianne": "on",
+            "part_du_chef__marianne": "on",
         },
     )
     match = Match.objects.get()

