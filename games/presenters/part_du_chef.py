@@ -116,7 +116,7 @@ def describe_slice(slice_id: int, code: str | None) -> dict[str, Any]:
     kind = letter if letter in KINDS else None
     olives = int(base[1]) if kind and len(base) > 1 else 0
     if kind:
-        name = KIND_NAMES[kind]
+        name = _(KIND_NAMES[kind])
         short = base
     elif letter == "C":
         name, short = _("Chilli"), _("Chilli")
@@ -182,7 +182,7 @@ class PartDuChefPresenter(Presenter):
             ],
             "kept_by_seat": kept_by_seat,
             "kinds": [
-                {"letter": k, "name": KIND_NAMES[k], "value": MAJORITY_VALUE[k]} for k in KINDS
+                {"letter": k, "name": _(KIND_NAMES[k]), "value": MAJORITY_VALUE[k]} for k in KINDS
             ],
         }
 

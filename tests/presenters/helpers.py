@@ -114,3 +114,21 @@ def numbers_in(html: str) -> list[str]:
         separator = r"[\s,]+" if name in ("cell", "to-move") else r"\s+"
         found += [t for t in re.split(separator, value) if t]
     return found
+
+
+def client_for(user=None):
+    from django.test import Client
+
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def post_move(match: Match, user, **fields):
+    """Post a move form as the browser would (``fields`` without the version)."""
+    from django.urls import reverse
+
+    return client_for(user).post(
+        reverse("games:move", args=[match.pk]), {"version": match.version, **fields}
+    )
