@@ -10,7 +10,7 @@ import re
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from games import rendering, services
+from games import rendering
 from games.engines import get_engine
 from games.engines.cafe_fatal import SORTS
 from games.models import Match
@@ -31,7 +31,9 @@ def mover(match: Match, users: list):
     return seat, user_of_seat(match, users, seat)
 
 
-@pytest.mark.parametrize(("players", "tables", "columns"), [(2, 9, 3), (3, 9, 3), (4, 13, 5), (5, 13, 5)])
+@pytest.mark.parametrize(
+    ("players", "tables", "columns"), [(2, 9, 3), (3, 9, 3), (4, 13, 5), (5, 13, 5)]
+)
 def test_the_cafe_is_the_grid_or_the_diamond(players, tables, columns):
     (match, _users), *_ = playout("cafe-fatal", players, seed=1, moves=0)
     svg = part(fragments(match, AnonymousUser()), "table-board")

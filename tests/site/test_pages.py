@@ -490,7 +490,7 @@ def test_the_replay_steps_through_the_moves():
     total = Move.objects.filter(match=match).exclude(seat=-1).count()
     client = Client()
     start = client.get(table_url(match, "replay")).content.decode()
-    assert f"Move 0 of {total}" in start and "The pizzas are dealt" in start
+    assert f"Move 0 of {total}" in start and "The match begins; no move yet." in start
     assert "?step=1" in start and 'data-testid="replay-prev"' not in start
     assert "Pizza 1 of 5" in start
 
