@@ -80,6 +80,9 @@
     var link = document.querySelector("#replay .replay-nav " + selector);
     if (link) {
       event.preventDefault();
+      // A key pressed right after a step arrived may come before htmx has boosted the new links:
+      // boost them first, so the step is fetched in the background rather than as a new page.
+      if (window.htmx) window.htmx.process(link.parentNode);
       link.click();
     }
   });

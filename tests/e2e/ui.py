@@ -58,3 +58,73 @@ def play_la_part_du_chef(observer, by_seat: dict, watchers: list, cut: tuple[int
         expect(page.locator("#page-error p")).to_have_count(0)
         moves += 1
     return moves
+
+
+def open_table(page, game: str, seats: int) -> str:
+    """Open a friendly table of ``game`` from the lobby's form; the table's URL."""
+    from playwright.sync_api import expect
+
+    form = page.get_by_test_id("create-form")
+    form.get_by_label("Game").select_option(game)
+    form.get_by_label("Seats").select_option(str(seats))
+    form.get_by_role("button", name="Open the table").click()
+    expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
+    return page.url
+
+
+def add_bots(page, count: int, level: int = 1) -> None:
+    from playwright.sync_api import expect
+
+    for _ in range(count):
+        taken = page.locator("#table-seats li .empty").count()
+        page.select_option("#bot-level", str(level))
+        page.get_by_test_id("add-bot").click()
+        expect(page.locator("#table-seats li .empty")).to_have_count(taken - 1, timeout=WAIT)
+
+
+def seats_of(pages: list) -> dict:
+    """Each page by the seat its player was given (the site seats players in random order)."""
+    return {int(status_of(page).get_attribute("data-you")): page for page in pages}
+
+
+def wait_for_version(pages: list, version: int) -> None:
+    from playwright.sync_api import expect
+
+    for page in pages:
+        expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
+
+
+def newer_version(page, than: int) -> int:
+    """Wait until ``page`` shows a version newer than ``than``; that version."""
+    page.wait_for_function(
+        "v => Number(document.getElementById('table-status').dataset.version) > v",
+        arg=than,
+        timeout=WAIT,
+    )
+    return int(status_of(page).get_attribute("data-version"))
+
+
+def play_pizza_party(observer, by_seat: dict, watchers: list, pick: int = 1) -> int:
+    """Play Pizza Party to its end by clicking the board: whoever adds clicks the first cell
+    offered, every picker presses ``pick``. Bots and chance play for the seats not in
+    ``by_seat``. After each click every watcher follows without an error. Returns the number of
+    clicks."""
+    from playwright.sync_api import expect
+
+    clicks = 0
+    while status_of(observer).get_attribute("data-status") == "playing":
+        status = status_of(observer)
+        version = int(status.get_attribute("data-version"))
+        movers = [int(s) for s in status.get_attribute("data-to-move").split(",") if s]
+        seat = next(s for s in movers if s in by_seat)
+        page = by_seat[seat]
+        wait_for_version([page], version)
+        if status.get_attribute("data-phase") == "add":
+            page.locator("#table-targets .cell-target").first.click()
+        else:
+            expect(page.get_by_test_id("pick-form")).to_be_visible()
+            page.get_by_test_id(f"pick-{pick}").click()
+        wait_for_version(watchers, version + 1)
+        expect(page.locator("#page-error p")).to_have_count(0)
+        clicks += 1
+    return clicks
