@@ -36,9 +36,11 @@ def test_three_people_play_pizza_party_on_the_board_while_a_spectator_watches(li
         host = players[0]
         table_url = open_table(host, "pizza-party", 3)
         table_id = re.search(r"/tables/(\d+)/", table_url).group(1)
+        # The guests find the new table in their lobby and join from there.
         for guest in players[1:]:
-            guest.goto(table_url)
-            guest.get_by_test_id("join").click()
+            guest.goto(f"{live_site}/play/")
+            guest.get_by_test_id(f"join-{table_id}").click()
+            expect(guest).to_have_url(table_url)
         spectator = contexts[3].new_page()
         spectator.goto(table_url)
         everyone = [*players, spectator]
