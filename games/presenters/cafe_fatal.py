@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from ..engines.base import Move, gettext_noop
-from ..engines.cafe_fatal import SET_SIZE, SORT_VALUE, SORTS
+from ..engines.cafe_fatal import SET_SIZE, SORT_COUNTS, SORT_VALUE, SORTS
 from .base import Presenter, action_of, number, whole_number
 from .registry import register
 
@@ -31,18 +31,13 @@ DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 
 
 def sort_name(sort: str) -> str:
-    return {"cheese": _("cheese"), "pizza": _("pizza"), "cake": _("cake")}[sort]
+    return {"cheese": _("Cheese"), "pizza": _("Pizza"), "cake": _("Cake")}[sort]
 
 
 def pieces_phrase(pieces: dict[str, int]) -> str:
-    """ "2 cheese, 1 cake" (or "nothing")."""
-    parts = [
-        ngettext("%(count)d %(sort)s", "%(count)d %(sort)s", pieces[sort])
-        % {"count": pieces[sort], "sort": sort_name(sort)}
-        for sort in SORTS
-        if pieces.get(sort)
-    ]
-    return ", ".join(parts) if parts else _("nothing")
+    """How the log counts food ("2 × cheese, 1 × cake"), or "no food"."""
+    parts = [_(SORT_COUNTS[sort]).format(count=pieces[sort]) for sort in SORTS if pieces.get(sort)]
+    return ", ".join(parts) if parts else _("no food")
 
 
 def dice_phrase(name: str, dice: dict[str, int]) -> str:

@@ -57,10 +57,6 @@ def line_ends(axis: int, n: int, reach: float) -> tuple[tuple[float, float], tup
     return ends[0], ends[1]
 
 
-def axis_name(axis: str) -> str:
-    return {"q": _("q"), "r": _("r"), "s": _("s")}[axis]
-
-
 def cell_label(cell: list[int]) -> str:
     return f"[{cell[0]}, {cell[1]}]"
 
@@ -151,7 +147,7 @@ def _colour(entry: dict[str, Any], names: list[str], view: dict[str, Any]) -> di
         "on_board": entry["on_board"],
         "supply": entry["supply"],
         "axis": axis,
-        "axis_name": axis_name(axis) if axis else None,
+        "axis_name": axis,
         "picked": entry["picked"],
         "placing": view["placing"] == colour,
     }
@@ -190,7 +186,7 @@ def _last_cut(view: dict[str, Any], colours: list[dict[str, Any]]) -> dict[str, 
                 "name": colours[colour]["name"],
                 "neutral": colours[colour]["neutral"],
                 "pick": pick,
-                "axis_name": axis_name(cut["axes"][colour]),
+                "axis_name": cut["axes"][colour],
             }
             for colour, pick in enumerate(picks)
         ],
@@ -245,7 +241,7 @@ def _board(
     if cut:
         for axis, n in enumerate(cut["lines"]):
             (x1, y1), (x2, y2) = line_ends(axis, n, LINE_REACH)
-            picker = next(p for p in cut["picks"] if p["axis_name"] == axis_name(AXES[axis]))
+            picker = next(p for p in cut["picks"] if p["axis_name"] == AXES[axis])
             lines.append(
                 {
                     "seat": picker["seat"],

@@ -126,6 +126,25 @@ def test_creating_an_arena_starts_it_now_by_default_and_goes_to_its_page():
     assert "Friday slices" in html
 
 
+@pytest.mark.parametrize(
+    ("game", "seats", "fields", "options"),
+    [
+        ("part-du-chef", "3", {"part_du_chef__marianne": "on"}, {"marianne": True}),
+        ("pizza-party", "2", {}, {"variant": "duel"}),
+        ("pizza-party", "3", {}, {"variant": "standard"}),
+        ("cafe-fatal", "4", {}, {}),
+    ],
+)
+def test_an_arena_of_every_game_takes_the_options_its_engine_declares(game, seats, fields, options):
+    ann = make_user()
+    answer = client_for(ann).post(
+        reverse("arena:create"), create_fields(game=game, seats=seats, **fields)
+    )
+    assert answer.status_code == 302
+    tournament = Tournament.objects.get(created_by=ann)
+    assert (tournament.game, tournament.options) == (game, options)
+
+
 def test_the_form_offers_the_current_time_and_a_start_later():
     ann = make_user()
     html = client_for(ann).get(reverse("arena:list")).content.decode()

@@ -92,6 +92,31 @@ def test_the_lobby_offers_every_game_with_its_options_and_links_every_table():
     assert f'data-testid="join-{cafe.pk}"' in html
 
 
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [("pizza-party", "3", {"variant": "standard"}), ("cafe-fatal", "5", {})],
+)
+def test_every_game_opens_from_the_lobby_form(game, seats, options):
+    user = make_user()
+    answer = client_for(user).post(
+        reverse("games:create"), {"game": game, "seats": seats, "mode": "friendly"}
+    )
+    match = Match.objects.get()
+    assert answer.status_code == 302 and answer["Location"] == table_url(match)
+    assert (match.game, match.seats_count, match.options) == (game, int(seats), options)
+
+
+@pytest.mark.parametrize("game", ["part-du-chef", "pizza-party", "cafe-fatal"])
+def test_your_turn_badges_link_to_the_table_of_every_game(game):
+    match, users = started_table(game=game, players=3)
+    seat = get_engine(game).to_move(match.state)[0]
+    html = client_for(user_at(match, users, seat)).get(reverse("games:lobby")).content.decode()
+    badge = re.search(
+        rf'<a class="badge turn" href="([^"]+)" data-testid="your-turn-{match.pk}"', html
+    )
+    assert badge and badge.group(1) == table_url(match)
+
+
 def test_my_tables_lists_open_and_playing_tables_with_a_seat_even_private_ones():
     match, users = started_table(players=2, private=True)
     html = client_for(users[0]).get(reverse("games:lobby")).content.decode()
