@@ -107,7 +107,9 @@ def _timer_choices() -> list[tuple[str, str]]:
 
 
 class CreateTableForm(GameOptionsForm):
-    game = forms.ChoiceField(label=gettext_lazy("Game"), choices=game_choices)
+    game = forms.ChoiceField(
+        label=gettext_lazy("Game"), choices=game_choices, initial="part-du-chef"
+    )
     seats = forms.TypedChoiceField(
         label=gettext_lazy("Seats"), coerce=int, choices=seat_choices, initial=3
     )

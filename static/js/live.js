@@ -87,10 +87,26 @@
     }
   });
 
+  // A create form shows the options of the chosen game only (without JavaScript it shows all).
+  function showChosenGameOptions() {
+    document.querySelectorAll("form").forEach(function (form) {
+      var game = form.querySelector("select[name=game]");
+      if (!game) return;
+      form.querySelectorAll("fieldset.game-options").forEach(function (fieldset) {
+        fieldset.hidden = fieldset.dataset.game !== game.value;
+      });
+    });
+  }
+
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select[name=game]")) showChosenGameOptions();
+  });
+
   function refresh() {
     tick();
     absoluteInviteLinks();
     markYou();
+    showChosenGameOptions();
   }
 
   document.addEventListener("DOMContentLoaded", refresh);

@@ -86,6 +86,7 @@ def test_the_lobby_offers_every_game_with_its_options_and_links_every_table():
     assert 'name="part_du_chef__marianne"' in html and 'name="turn_seconds"' in html
     for slug in ("part-du-chef", "pizza-party", "cafe-fatal"):
         assert f'<option value="{slug}"' in html
+    assert '<option value="part-du-chef" selected>' in html
     assert "API only" not in html
     assert f'data-table="{cafe.pk}"' in html
     assert reverse("games:table", args=[cafe.pk]) in html
