@@ -51,7 +51,7 @@ def table_links(match: Match) -> list[dict[str, str]]:
 
 LOBBY_TABLES_PER_GAME = 50
 #: How many of the latest automatic moves (bots, chance, timeouts) the status announces.
-ANNOUNCED_MOVES = 8
+ANNOUNCED_MOVES = 5
 
 User = AbstractBaseUser | AnonymousUser | None
 
@@ -196,7 +196,8 @@ def table_context(
                 engine.view(state, you), context["game"], you, names
             )
         rows = _move_rows(match)
-        context["log"] = log_lines(engine, state, rows, names, you)
+        bots = {i for i, seat in seats.items() if seat.is_bot}
+        context["log"] = log_lines(engine, state, rows, names, you, bots)
         context["announced"] = announced_lines(context["log"])
     if match.is_playing and match.deadline:
         context["timer"] = timer_info(match.deadline, [names[s] for s in context["to_move"]])
@@ -344,9 +345,11 @@ def log_lines(
     rows: list[tuple[int, int, Any, bool]],
     names: list[str],
     viewer: int | None,
+    bot_seats: set[int] = frozenset(),
 ) -> list[dict[str, Any]]:
     """The move log as ``viewer`` may read it: the stored sentence of every move that the
-    engine's record shows this viewer (a secret pick stays out until its step is revealed)."""
+    engine's record shows this viewer (a secret pick stays out until its step is revealed). A
+    person's move that the bot played (time up, abandoned) says so."""
     final = engine.is_over(state)
     entries = state["log"]
     lines = []
@@ -357,7 +360,7 @@ def log_lines(
         if engine.record_move(logged_seat, logged_move, viewer, final) is None:
             continue
         text = render_sentence(Sentence.from_json(description), names)
-        if by_bot and seat != CHANCE:
+        if by_bot and seat != CHANCE and seat not in bot_seats:
             text = _("%(text)s (played by the bot)") % {"text": text}
         lines.append(
             {
@@ -423,7 +426,8 @@ def replay_context(match: Match, step: int) -> dict[str, Any]:
     seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
     names = seat_names(seats, match.seats_count)
     rows = _move_rows(match)
-    log = log_lines(engine, match.state, rows, names, None)
+    bots = {i for i, seat in seats.items() if seat.is_bot}
+    log = log_lines(engine, match.state, rows, names, None, bots)
     total = len(log)
     step = max(0, min(step, total))
     # Apply every move up to the next step's line (the deal comes before the first line).

@@ -22,11 +22,11 @@ from .registry import register
 CELL = 120
 TABLE = 108
 MARGIN = (CELL - TABLE) / 2
-DIE = 18
+DIE = 16
 #: Food sits in one row, the dice in two rows of three slots (a table holds up to five colours).
 FOOD_STEP = 34
 DICE_PER_ROW = 3
-DICE_STEP = (35, 24)
+DICE_STEP = (34, 22)
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 
 
@@ -139,19 +139,22 @@ def _share(view: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
     share = view["last_share"]
     if share is None:
         return None
-    taken = {entry["table"]: entry for entry in share["taken"]}
+    by_seat: dict[int, list[dict[str, Any]]] = {}
+    for entry in share["taken"]:
+        by_seat.setdefault(entry["seat"], []).append(entry)
     return {
         "round_number": share["round"] + 1,
-        "taken": [
+        "takers": [
             {
-                "table": entry["table"],
-                "seat": entry["seat"],
-                "name": names[entry["seat"]],
-                "pieces": pieces_phrase(entry["pieces"]),
+                "seat": seat,
+                "name": names[seat],
+                "tables": [
+                    {"table": e["table"], "pieces": pieces_phrase(e["pieces"])} for e in entries
+                ],
             }
-            for entry in share["taken"]
+            for seat, entries in sorted(by_seat.items())
         ],
-        "by_table": taken,
+        "by_table": {entry["table"]: entry for entry in share["taken"]},
     }
 
 
@@ -191,7 +194,7 @@ def _table(
                 "y": number(dy),
                 "cx": number(dx + DIE / 2),
                 "cy": number(dy + DIE / 2),
-                "text_x": number(dx + DIE + 1.5),
+                "text_x": number(dx + DIE + 2),
             }
         )
     leader = table["leader"]

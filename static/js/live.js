@@ -63,6 +63,9 @@
     document.querySelectorAll("#table-board [data-seat], #table-players [data-seat], #table-info [data-seat]").forEach(function (el) {
       el.classList.toggle("you", you !== "" && el.dataset.seat === you);
     });
+    document.querySelectorAll(".table-page").forEach(function (page) {
+      page.classList.toggle("seated", you !== "");
+    });
   }
 
   // The replay steps with the arrow keys (Home and End: first and last move).

@@ -144,7 +144,10 @@ def test_the_share_at_the_end_of_a_round_is_shown_table_by_table():
     assert "The share at the end of round 1" in notes
     for entry in share["taken"]:
         name = user_of_seat(match, users, entry["seat"]).username
-        assert re.search(rf"{name} takes [^<]* from table {entry['table']}\.", notes)
+        line = re.search(rf'<li data-seat="{entry["seat"]}">(.*?)</li>', notes, re.S).group(1)
+        assert f"<strong>{name}</strong>" in line
+        pieces = ", ".join(f"{n} × {sort}" for sort, n in entry["pieces"].items() if n)
+        assert f'<span data-table="{entry["table"]}">table {entry["table"]} ({pieces})' in line
     svg = part(fragments(match, AnonymousUser()), "table-board")
     assert svg.count('class="taken-flag') == len(share["taken"])
     # The marks go once the new round's first dice are placed.

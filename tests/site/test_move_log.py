@@ -5,16 +5,17 @@ record shows the move to. Automatic moves are announced in the status."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from games import rendering, services
 from games.engines import CHANCE, get_engine
 from games.engines.base import Sentence
-from games.models import Move
+from games.models import Match, Move
 from tests.presenters.helpers import part, user_of_seat
 
 from .factories import make_user, started_table
@@ -104,5 +105,20 @@ def test_moves_made_by_bots_and_chance_are_announced_with_the_same_sentences():
     announced = status[status.index('data-testid="announced"') :]
     for row in automatic[-rendering.ANNOUNCED_MOVES :]:
         text = rendering.render_sentence(Sentence.from_json(row.description), names)
-        assert text in announced
-    assert "(played by the bot)" in announced
+        assert f"<li>{text}</li>" in announced  # a bot's seat is named as a bot already
+
+
+def test_a_persons_move_played_by_the_bot_says_so():
+    match, users = started_table(game="cafe-fatal", players=2, mode="ranked", turn_seconds=60)
+    engine = get_engine("cafe-fatal")
+    seat = engine.to_move(match.state)[0]
+    first = next(engine.legal(match.state, seat))
+    match = services.play(match.pk, user_of_seat(match, users, seat), first, match.version)
+    Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    late = engine.to_move(match.state)[0]
+    assert services.play_for_timeouts(match.pk)
+    match.refresh_from_db()
+    row = Move.objects.filter(match=match, seat=late, by_bot=True).first()
+    name = user_of_seat(match, users, late).username
+    said = rendering.render_sentence(Sentence.from_json(row.description), [name, name])
+    assert f"{said} (played by the bot)" in log_of(match, AnonymousUser())
