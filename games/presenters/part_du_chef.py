@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 
 from ..engines.base import Move, gettext_noop
 from ..engines.part_du_chef import KIND_NAMES, KINDS, MAJORITY_VALUE, SLICES_PER_PIZZA
-from .base import Presenter, action_of, number, whole_number
+from .base import MoveFormError, Presenter, action_of, number, whole_number
 from .registry import register
 
 #: Kind letters in display order, chillies and burnt slices last.
@@ -181,17 +181,28 @@ class PartDuChefPresenter(Presenter):
                 _player(entry, names, kept_by_seat[entry["seat"]], view) for entry in view["seats"]
             ],
             "kept_by_seat": kept_by_seat,
-            "kinds": [
-                {"letter": k, "name": _(KIND_NAMES[k]), "value": MAJORITY_VALUE[k]} for k in KINDS
-            ],
+            "kinds": _kinds(),
+            "chillies": _chilli_step(view, names),
         }
 
     # --- what one seat adds ----------------------------------------------------------------------
     def seat_context(
         self, view: dict[str, Any], game: dict[str, Any], you: int, names: list[str]
     ) -> dict[str, Any]:
-        context: dict[str, Any] = {"cut_form": None, "take_forms": [], "marianne_form": None}
-        if you not in view["to_move"] or game["board"] is None:
+        context: dict[str, Any] = {
+            "cut_form": None,
+            "take_forms": [],
+            "marianne_form": None,
+            "chilli_form": None,
+            "your_chillies": None,
+        }
+        step = view["chillies"]
+        if step is not None and step["assignments"][you] is not None:
+            context["your_chillies"] = assignment_phrase(step["assignments"][you])
+        if you not in view["to_move"]:
+            return context
+        if view["phase"] == "chillies":
+            context["chilli_form"] = _chilli_form(view, you)
             return context
         codes = revealed_codes(view)
         if view["phase"] == "cut":
@@ -204,7 +215,16 @@ class PartDuChefPresenter(Presenter):
 
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
-        action = action_of(data, ("cut", "take", "marianne"))
+        action = action_of(data, ("cut", "take", "marianne", "chillies"))
+        if action == "chillies":
+            # One choice per chilli (chilli_1, chilli_2, …), counted per kind.
+            kinds = [data[key] for key in sorted(data) if key.startswith("chilli_")]
+            if not kinds:
+                raise MoveFormError(_("Choose a kind for each of your chillies."))
+            counts: dict[str, int] = {}
+            for kind in kinds:
+                counts[kind] = counts.get(kind, 0) + 1
+            return {"chillies": counts}
         if action == "cut":
             positions = [
                 whole_number(p, _("Start positions are numbers.")) for p in data.getlist("cut")
@@ -231,6 +251,57 @@ class PartDuChefPresenter(Presenter):
             message = _("Choose two slices to get.")
             get.append([whole_number(seat, message), whole_number(slice_id, message)])
         return {"marianne": {"give": give, "get": get}}
+
+
+def _kinds() -> list[dict[str, Any]]:
+    return [{"letter": k, "name": _(KIND_NAMES[k]), "value": MAJORITY_VALUE[k]} for k in KINDS]
+
+
+def assignment_phrase(assignment: dict[str, int]) -> str:
+    """ "2 × Truffe, 1 × Reine": where chillies count."""
+    return ", ".join(
+        f"{count} × {_(KIND_NAMES[kind])}" for kind, count in assignment.items() if count
+    )
+
+
+def _chilli_step(view: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
+    """Who keeps chillies and who has chosen; the choices once the last is in (the view of a
+    spectator holds them only then)."""
+    step = view["chillies"]
+    if step is None:
+        return None
+    holders = [
+        {
+            "seat": seat,
+            "name": names[seat],
+            "held": held,
+            "chosen": step["chosen"][seat],
+            "assignment": (
+                assignment_phrase(step["assignments"][seat])
+                if step["assignments"][seat] is not None
+                else None
+            ),
+        }
+        for seat, held in enumerate(step["held"])
+        if held
+    ]
+    return {
+        "holders": holders,
+        "waiting_names": [h["name"] for h in holders if not h["chosen"]],
+        "over": view["phase"] == "over",
+    }
+
+
+def _chilli_form(view: dict[str, Any], you: int) -> dict[str, Any]:
+    """One choice of kind per chilli, the suggested assignment pre-selected."""
+    wanted = view["chillies"]["suggested"]
+    suggested = [kind for kind in KINDS for _count in range(wanted.get(kind, 0))]
+    counts = view["seats"][you]["counts"]
+    kinds = [{**kind, "kept": counts.get(kind["letter"], 0)} for kind in _kinds()]
+    return {
+        "chillies": [{"number": i + 1, "suggested": kind} for i, kind in enumerate(suggested)],
+        "kinds": kinds,
+    }
 
 
 def _board(view: dict[str, Any], names: list[str], slice_info: Any) -> dict[str, Any]:

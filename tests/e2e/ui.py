@@ -30,34 +30,52 @@ def status_of(page):
     return page.locator("#table-status")
 
 
-def play_la_part_du_chef(observer, by_seat: dict, watchers: list, cut: tuple[int, ...]) -> int:
+def play_la_part_du_chef(
+    observer, by_seat: dict, watchers: list, cut: tuple[int, ...], stop_at_chillies: bool = False
+) -> int:
     """Play a La Part du Chef match to its end through the forms: the chef cuts at ``cut``, the
-    others take the first free portion, eat nothing and steal nothing. After each move every
-    watcher's page must show the new version, without a reload and without an error. Returns
-    the number of moves played."""
+    others take the first free portion, eat nothing and steal nothing; at the end every chilli
+    holder keeps the suggested assignment (or, with ``stop_at_chillies``, the function returns
+    when that step opens). After each move every watcher's page must show the new version,
+    without a reload and without an error. Returns the number of cuts and takes played."""
     from playwright.sync_api import expect
 
     moves = 0
     while status_of(observer).get_attribute("data-status") == "playing":
         status = status_of(observer)
         version = int(status.get_attribute("data-version"))
-        page = by_seat[int(status.get_attribute("data-to-move"))]
+        phase = status.get_attribute("data-phase")
+        if phase == "chillies" and stop_at_chillies:
+            return moves
+        page = by_seat[int(status.get_attribute("data-to-move").split(",")[0])]
         expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
-        if status.get_attribute("data-phase") == "cut":
+        if phase == "chillies":
+            assign_chillies(page)
+        elif phase == "cut":
             form = page.get_by_test_id("cut-form")
             boxes = form.locator("input[name=cut]")
             for position in cut:
                 boxes.nth(position).check()
             form.get_by_role("button", name="Cut the pizza").click()
+            moves += 1
         else:
             page.get_by_test_id("take-form").first.locator("button[type=submit]").click()
+            moves += 1
         for other in watchers:
             expect(status_of(other)).to_have_attribute(
                 "data-version", str(version + 1), timeout=WAIT
             )
         expect(page.locator("#page-error p")).to_have_count(0)
-        moves += 1
     return moves
+
+
+def assign_chillies(page, first_kind: str | None = None) -> None:
+    """Assign the chillies: the suggestion the page pre-selects, with the first chilli changed
+    to ``first_kind`` when given."""
+    form = page.get_by_test_id("chilli-form")
+    if first_kind:
+        form.locator(f'input[name="chilli_1"][value="{first_kind}"]').check()
+    form.get_by_role("button", name="Assign my chillies").click()
 
 
 def open_table(page, game: str, seats: int) -> str:

@@ -39,6 +39,19 @@ GAMES = [
 ]
 
 
+def seeded_table(game: str, players: int, seed: str) -> tuple[Match, list]:
+    """A started table whose chance moves (and seat order) come from ``seed``."""
+    from tests.site.factories import make_user
+
+    users = [make_user() for _ in range(players)]
+    match = services.create_table(users[0], game, seats=players)
+    Match.objects.filter(pk=match.pk).update(seed=seed)
+    for user in users[1:]:
+        services.join_table(user, match.pk)
+    match.refresh_from_db()
+    return match, users
+
+
 def user_of_seat(match: Match, users: list, seat: int):
     user_id = match.seats.get(index=seat).user_id
     return next(u for u in users if u.pk == user_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from html import escape
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -14,7 +15,7 @@ from games.engines import get_engine
 from games.engines.part_du_chef import code_label
 from tests.site.factories import play_one_move, play_to_the_end, started_table
 
-from .helpers import user_of_seat
+from .helpers import post_move, seeded_table, user_of_seat
 
 pytestmark = pytest.mark.django_db
 
@@ -136,3 +137,86 @@ def test_la_marianne_is_offered_to_its_holder_only():
     html = rendering.render_table_fragments(match, users[seat])
     assert 'name="give_1"' in html and 'name="get_2"' in html
     assert "La Marianne is with" in html
+
+
+# --- the chilli step -------------------------------------------------------------------------------
+def at_the_chilli_step(holders: int = 2) -> tuple:
+    """A three-player match played at random up to its chilli step, with ``holders`` players or
+    more keeping chillies: the first seed of a fixed list that gives that."""
+    for number in range(40):
+        match, users = seeded_table("part-du-chef", 3, f"chillies-{number}")
+        rng = random.Random(number)
+        while match.state["phase"] not in ("chillies", "over"):
+            seat = ENGINE.to_move(match.state)[0]
+            move = ENGINE.random_move(match.state, seat, rng)
+            match = services.play(match.pk, user_of_seat(match, users, seat), move, match.version)
+        if len(ENGINE.to_move(match.state)) >= holders:
+            return match, users
+    raise AssertionError("no seed of the list leads to that many chilli holders")
+
+
+def test_the_chilli_form_preselects_each_holders_suggested_assignment():
+    match, users = at_the_chilli_step()
+    holders = ENGINE.to_move(match.state)
+    for seat in range(3):
+        html = rendering.render_table_fragments(match, user_of_seat(match, users, seat))
+        if seat not in holders:
+            assert 'data-testid="chilli-form"' not in html
+            continue
+        suggested = ENGINE.suggested_chillies(match.state, seat)
+        expected = [kind for kind in "MRFVT" for _count in range(suggested.get(kind, 0))]
+        checked = re.findall(r'name="chilli_(\d)" value="([MRFVT])" checked', html)
+        assert [kind for _number, kind in checked] == expected
+        assert len(checked) == ENGINE.held(match.state, seat, "C")
+        assert "Your turn: choose the kind each of your chillies counts for." in html
+    spectator = rendering.render_table_fragments(match, AnonymousUser())
+    assert 'data-testid="chilli-form"' not in spectator
+    assert spectator.count("choosing…") == len(holders)
+
+
+def test_a_holder_keeps_or_changes_the_suggestion_and_the_others_see_only_that_they_chose():
+    match, users = at_the_chilli_step()
+    first, second = ENGINE.to_move(match.state)[:2]
+    held = ENGINE.held(match.state, first, "C")
+    fields = {f"chilli_{n + 1}": "M" for n in range(held)}
+    answer = post_move(match, user_of_seat(match, users, first), action="chillies", **fields)
+    assert answer.status_code == 302
+    match.refresh_from_db()
+    assert match.state["chillies"][first] == {"M": held}
+    mine = rendering.render_table_fragments(match, user_of_seat(match, users, first))
+    assert f"Your chillies count for: {held} × Margherita." in mine
+    name = user_of_seat(match, users, first).username
+    for viewer in (user_of_seat(match, users, second), AnonymousUser()):
+        html = rendering.render_table_fragments(match, viewer)
+        step = html[html.index('data-testid="chilli-step"') :]
+        line = re.search(rf'<li data-seat="{first}">(.*?)</li>', step, re.S).group(1)
+        assert name in line and "has chosen" in line and "Margherita" not in line
+    # The last choice reveals every assignment and ends the match.
+    for seat in ENGINE.to_move(match.state):
+        suggested = ENGINE.suggested_chillies(match.state, seat)
+        match = services.play(
+            match.pk, user_of_seat(match, users, seat), {"chillies": suggested}, match.version
+        )
+    assert match.status == "finished"
+    html = rendering.render_table_fragments(match, AnonymousUser())
+    line = re.search(
+        rf'<li data-seat="{first}">(.*?)</li>', html[html.index("chilli-step") :], re.S
+    )
+    assert f"{held} × Margherita" in line.group(1)
+
+
+@pytest.mark.parametrize(
+    ("fields", "sentence"),
+    [
+        ({}, "Choose a kind for each of your chillies."),
+        ({"chilli_1": "X"}, "'X' is not a kind: use one of M, R, F, V, T."),
+    ],
+)
+def test_a_forged_chilli_form_is_refused_with_a_sentence(fields, sentence):
+    match, users = at_the_chilli_step(holders=1)
+    seat = ENGINE.to_move(match.state)[0]
+    version = match.version
+    answer = post_move(match, user_of_seat(match, users, seat), action="chillies", **fields)
+    assert answer.status_code == 400 and escape(sentence) in answer.content.decode()
+    match.refresh_from_db()
+    assert match.version == version
