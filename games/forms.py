@@ -14,7 +14,6 @@ from django.utils.translation import gettext_lazy
 from . import services
 from .engines import Engine, OptionSpec, all_engines, get_engine
 from .models import Match
-from .presenters import MoveFormError
 from .presenters.base import whole_number
 from .rendering import duration_label
 
@@ -142,6 +141,3 @@ def version_from_post(data: QueryDict) -> int:
     return whole_number(
         data.get("version"), _("The form does not say which table version it was made on.")
     )
-
-
-__all__ = ["CreateTableForm", "GameOptionsForm", "MoveFormError", "version_from_post"]

@@ -18,7 +18,6 @@ from typing import Any
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
-from ..engines import Engine, get_engine
 from ..engines.base import Move
 
 #: The partials every game's ``table.html`` defines (each may render nothing).
@@ -42,10 +41,6 @@ class Presenter:
     #: How the final result's total is made, under the breakdown table (marked with
     #: ``gettext_noop``; empty for none).
     result_caption: str = ""
-
-    @property
-    def engine(self) -> Engine:
-        return get_engine(self.slug)
 
     @property
     def templates(self) -> dict[str, str]:

@@ -212,6 +212,7 @@ def _board(
         colour = entry["colour"]
         key = (q, r)
         part = cut["part_of"][key] if cut else None
+        won_by = cut["part_winner"][part] if cut else None
         name = cell_label(entry["cell"])
         if colour is not None:
             title = _("Cell %(cell)s: a topping of %(player)s") % {
@@ -232,6 +233,9 @@ def _board(
                 "start_of": start_of.get(key),
                 "mark": _start_mark(cx, cy) if key in start_of else None,
                 "part": part % PART_TINTS if part is not None else None,
+                # A part a colour won at the cut is tinted with that colour.
+                "won_by": won_by,
+                "won_by_neutral": won_by is not None and colours[won_by]["neutral"],
                 "removed": bool(cut and key in cut["removed"]),
                 "filled": bool(cut and key in cut["filled"]),
                 "title": title,

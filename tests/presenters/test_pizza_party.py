@@ -169,3 +169,23 @@ def test_bots_of_every_level_play_at_a_friendly_table(level):
         match = services.play(match.pk, host, move, match.version)
     bots = match.moves.filter(by_bot=True).exclude(seat=CHANCE)
     assert bots.count() >= 8
+
+
+def test_a_part_won_at_the_cut_is_tinted_with_its_winners_colour():
+    for seed in range(20):
+        match, users = started_table(game="pizza-party", players=3)
+        match = to_the_picks(match, users)
+        picks = {0: 1 + seed % 6, 1: 1 + (seed // 6) % 6, 2: 4}
+        for seat, pick in picks.items():
+            match = services.play(
+                match.pk, user_of_seat(match, users, seat), {"cut": pick}, match.version
+            )
+        if match.state["last_cut"]["filled"]:
+            break
+    cut = match.state["last_cut"]
+    assert cut["filled"], "no pick of the list makes a colour take over a cell"
+    svg = part(fragments(match, AnonymousUser()), "table-board")
+    for q, r in cut["filled"]:
+        winner = match.state["board"][CELLS.index((q, r))]
+        cell = re.search(rf'<g class="([^"]*)" data-cell="{q},{r}"', svg).group(1)
+        assert f"won-by seat-{winner}" in cell and "filled" in cell
