@@ -146,7 +146,8 @@ def test_the_share_at_the_end_of_a_round_is_shown_table_by_table():
         name = user_of_seat(match, users, entry["seat"]).username
         line = re.search(rf'<li data-seat="{entry["seat"]}">(.*?)</li>', notes, re.S).group(1)
         assert f"<strong>{name}</strong>" in line
-        pieces = ", ".join(f"{n} × {sort}" for sort, n in entry["pieces"].items() if n)
+        served = entry["pieces"]
+        pieces = ", ".join(f"{served[sort]} × {sort}" for sort in SORTS if served[sort])
         assert f'<span data-table="{entry["table"]}">table {entry["table"]} ({pieces})' in line
     svg = part(fragments(match, AnonymousUser()), "table-board")
     assert svg.count('class="taken-flag') == len(share["taken"])
