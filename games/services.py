@@ -384,7 +384,8 @@ def _run_automatic_moves(match: Match, engine: Engine, seats: dict[int, Seat]) -
         if not automatic:
             return
         seat = seats[automatic[0]]
-        move = engine.bot_move(match.state, seat.index, _rng(match, "bot"), seat.bot_level or 1)
+        view = engine.view(match.state, seat.index)
+        move = engine.bot_move(view, _rng(match, "bot"), seat.bot_level or 1)
         _apply(match, engine, seat.index, move, by_bot=True)
 
 
@@ -415,7 +416,7 @@ def play_for_timeouts(match_id: int) -> bool:
             if engine.is_over(match.state) or index not in engine.to_move(match.state):
                 continue
             level = seat.bot_level or 1
-            move = engine.bot_move(match.state, index, _rng(match, "timeout"), level)
+            move = engine.bot_move(engine.view(match.state, index), _rng(match, "timeout"), level)
             _apply(match, engine, index, move, by_bot=True)
         _run_automatic_moves(match, engine, seats)
         _changed(match)
