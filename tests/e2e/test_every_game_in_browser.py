@@ -111,7 +111,7 @@ def test_a_pizza_party_duel_against_a_bot(live_site, browser):
         log = spectator.locator("#table-log").inner_text()
         assert "The neutral colour adds a topping on" in log
         assert "The neutral colour's die shows" in log
-        assert "(played by the bot)" in log
+        assert "Bot (level 1) adds a topping on" in log and "Bot (level 1) picks cut" in log
     finally:
         for context in contexts:
             context.close()
