@@ -586,7 +586,8 @@ class CafeFatal(Engine):
         return bot_move(view, rng, level)
 
     def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
-        # Nothing is hidden at the table: the view holds the whole state but its history.
+        # Nothing is hidden at the table: the view holds the whole state but its history. The
+        # state shares the view's lists and dicts, as states share theirs: nothing changes them.
         tables = view["tables"]
         seats = view["seats"]
         return {
@@ -596,13 +597,13 @@ class CafeFatal(Engine):
             "layout": view["layout"],
             "round": view["round"],
             "phase": view["phase"],
-            "tables": [dict(table["pieces"]) for table in tables],
-            "dice": [[dict(d) if d else None for d in table["dice"]] for table in tables],
+            "tables": [table["pieces"] for table in tables],
+            "dice": [table["dice"] for table in tables],
             "remaining": [seat["remaining"] for seat in seats],
             "turn": view["turn"],
-            "rolled": None if view["rolled"] is None else list(view["rolled"]),
-            "values": [[list(pair) for pair in seat["values"]] for seat in seats],
-            "held": [dict(seat["held"]) for seat in seats],
+            "rolled": view["rolled"],
+            "values": [seat["values"] for seat in seats],
+            "held": [seat["held"] for seat in seats],
             "scores": [seat["score"] for seat in seats],
             "last_share": view["last_share"],
         }

@@ -71,9 +71,12 @@ def marginal(held: dict[str, int], pieces: dict[str, int]) -> int:
     return pieces_score({s: held[s] + pieces[s] for s in SORTS}) - pieces_score(held)
 
 
-def _overtake_chance(state: State, seat: int, table: int, mine: tuple[int, int]) -> float:
+def _overtake_chance(
+    state: State, seat: int, table: int, mine: tuple[int, int], owned: list[set[int]]
+) -> float:
     """A rough chance that someone still holding dice beats ``mine`` on ``table`` this round: each
-    opponent gets one roll of all their dice (an overestimate) and takes the chance if it comes."""
+    opponent gets one roll of all their dice (an overestimate) and takes the chance if it comes.
+    ``owned`` lists each seat's tables this round."""
     count, value = mine
     neighbours = ENGINE.neighbours(state)[table]
     keep = 1.0
@@ -86,7 +89,7 @@ def _overtake_chance(state: State, seat: int, table: int, mine: tuple[int, int])
             needed = count - theirs["count"] + (0 if theirs["value"] > value else 1)
             chances = ONE_VALUE[dice_left]
         else:
-            own = ENGINE.own_tables(state, other)
+            own = owned[other]
             if own and not any(t in own for t in neighbours):
                 continue
             # Counting one die more is safe; a higher value ties the count about half the time.
@@ -97,7 +100,9 @@ def _overtake_chance(state: State, seat: int, table: int, mine: tuple[int, int])
     return 1.0 - keep
 
 
-def _table_value(state: State, seat: int, table: int, mine: tuple[int, int] | None) -> float:
+def _table_value(
+    state: State, seat: int, table: int, mine: tuple[int, int] | None, owned: list[set[int]]
+) -> float:
     """What holding ``mine`` (count, value) on ``table`` is worth to ``seat`` as things stand."""
     if mine is None:
         return 0.0
@@ -111,7 +116,7 @@ def _table_value(state: State, seat: int, table: int, mine: tuple[int, int] | No
     if leader is not None and leader != seat:
         denied = marginal(state["held"][leader], pieces)
     denial = DENIAL_SHARE * denied / (state["n"] - 1)
-    hold = 1.0 - _overtake_chance(state, seat, table, mine)
+    hold = 1.0 - _overtake_chance(state, seat, table, mine, owned)
     if mine == best_other:
         # A full tie keeps the food on the table: worth only what it takes from the leader.
         return hold * denial
@@ -128,6 +133,7 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
     held = state["held"][seat]
     worths = [marginal(held, pieces) for pieces in state["tables"]]
     die_value = DIE_KEEP_FACTOR * sum(worths) / len(worths)
+    owned = [ENGINE.own_tables(state, other) for other in range(state["n"])]
     scored = []
     for move in moves:
         value, table = move["place"]["value"], move["place"]["table"]
@@ -135,7 +141,9 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
         current = state["dice"][table][seat]
         before = (current["count"], current["value"]) if current else None
         after = (count + (before[0] if before else 0), value)
-        gain = _table_value(state, seat, table, after) - _table_value(state, seat, table, before)
+        gain = _table_value(state, seat, table, after, owned) - _table_value(
+            state, seat, table, before, owned
+        )
         # Dice kept back can still win tables later this round; the last ones cost nothing.
         score = gain - (die_value * count if remaining > count else 0.0)
         # A central table keeps more tables within reach of the next placements.

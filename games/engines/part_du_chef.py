@@ -140,8 +140,10 @@ class PartDuChef(Engine):
             "olives": [0] * n_players,
             "slice_points": [0] * n_players,
             "marianne_used": not options["marianne"],
-            # The chilli step: each seat's assignment once chosen (None before the step).
+            # The chilli step: each seat's assignment once chosen, and how many chillies each
+            # seat keeps (both None before the step).
             "chillies": None,
+            "chillies_held": None,
         }
 
     # --- whose turn ----------------------------------------------------------------------------
@@ -164,7 +166,7 @@ class PartDuChef(Engine):
             return [
                 seat
                 for seat in range(state["n"])
-                if state["chillies"][seat] is None and self.held(state, seat, CHILLI)
+                if state["chillies"][seat] is None and state["chillies_held"][seat]
             ]
         return []
 
@@ -202,7 +204,7 @@ class PartDuChef(Engine):
 
     def _refuse_out_of_turn(self, state: State, seat: int) -> None:
         if state["phase"] == "chillies" and _is_int(seat) and 0 <= seat < state["n"]:
-            if not self.held(state, seat, CHILLI):
+            if not state["chillies_held"][seat]:
                 raise IllegalMove(
                     gettext_noop("You keep no chilli, so you have nothing to assign.")
                 )
@@ -226,7 +228,7 @@ class PartDuChef(Engine):
                 )
             if not _is_int(count) or count < 0:
                 raise IllegalMove(gettext_noop("Chillies are counted in whole numbers, 0 or more."))
-        held = self.held(state, seat, CHILLI)
+        held = state["chillies_held"][seat]
         if sum(assignment.values()) != held:
             raise IllegalMove(
                 gettext_noop("Assign exactly as many chillies as you keep: {count}."), count=held
@@ -462,6 +464,7 @@ class PartDuChef(Engine):
             # Chillies cannot be eaten, so someone always keeps them and the step always comes.
             new["phase"] = "chillies"
             new["chillies"] = [None] * new["n"]
+            new["chillies_held"] = [self.held(new, seat, CHILLI) for seat in range(new["n"])]
 
     def _apply_chillies(self, new: State, seat: int, assignment: dict[str, int]) -> None:
         chosen = list(new["chillies"])
@@ -485,7 +488,7 @@ class PartDuChef(Engine):
         if seat not in self.to_move(state) or seat == CHANCE:
             return
         if state["phase"] == "chillies":
-            for assignment in chilli_assignments(self.held(state, seat, CHILLI)):
+            for assignment in chilli_assignments(state["chillies_held"][seat]):
                 yield {"chillies": compact_assignment(assignment)}
             return
         if state["phase"] == "cut":
@@ -537,7 +540,7 @@ class PartDuChef(Engine):
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
         if state["phase"] == "chillies":
-            return {"chillies": random_assignment(self.held(state, seat, CHILLI), rng)}
+            return {"chillies": random_assignment(state["chillies_held"][seat], rng)}
         if self.may_play_marianne(state, seat) and rng.random() < 0.25:
             swap = self._random_marianne(state, seat, rng)
             if swap is not None:
@@ -674,6 +677,7 @@ class PartDuChef(Engine):
             "slice_points": [s["slice_points"] for s in seats],
             "marianne_used": view["marianne"] is None or not view["marianne"]["in_play"],
             "chillies": self._sampled_choices(view["chillies"], rng),
+            "chillies_held": None if view["chillies"] is None else list(view["chillies"]["held"]),
         }
 
     def _sampled_choices(
@@ -701,7 +705,7 @@ class PartDuChef(Engine):
             chosen = list(state["chillies"])
             for index, (mover, move) in enumerate(log):
                 if "chillies" in move and mover != seat:
-                    chosen[mover] = random_assignment(self.held(state, mover, CHILLI), rng)
+                    chosen[mover] = random_assignment(state["chillies_held"][mover], rng)
                     log[index] = [mover, {"chillies": chosen[mover]}]
             new["chillies"] = chosen
         new["log"] = log
@@ -838,7 +842,7 @@ class PartDuChef(Engine):
         chosen = state["chillies"]
         open_to_me = not over and seat is not None and seat in self.to_move(state)
         return {
-            "held": [self.held(state, s, CHILLI) for s in range(n)],
+            "held": list(state["chillies_held"]),
             "chosen": [chosen[s] is not None for s in range(n)],
             "assignments": [
                 dict(chosen[s]) if chosen[s] is not None and (over or s == seat) else None

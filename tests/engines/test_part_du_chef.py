@@ -199,6 +199,13 @@ def test_a_steal_needs_an_opponent_who_keeps_a_slice_of_the_kind():
     assert all("steal" not in move for move in ENGINE.legal(state, 1))
 
 
+def test_a_steal_names_a_kind_by_its_one_letter():
+    # "MR" and "" are substrings of "MRFVT" but no kind: refused like any other unknown name.
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    for kind in ("MR", "", "X"):
+        refused(state, 2, {"take": 2, "steal": {kind: 1}}, "not a kind")
+
+
 def test_an_eaten_finisher_steals_nothing():
     state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
     refused(state, 2, {"take": 2, "eat": [9], "steal": {"R": 1}}, "no Reine finisher")
@@ -472,7 +479,7 @@ def test_only_chilli_holders_assign_and_in_any_order():
     state = ENGINE.apply(state, 0, {"chillies": {"V": 2}})
     assert ENGINE.is_over(state) and ENGINE.simultaneous_step(state) is None
     nobody = with_holdings(2, [["C"], ["T1"]])
-    nobody = {**nobody, "phase": "chillies", "chillies": [None, None]}
+    nobody = {**nobody, "phase": "chillies", "chillies": [None, None], "chillies_held": [1, 0]}
     assert ENGINE.to_move(nobody) == [0]
     refused(nobody, 1, {"chillies": {}}, "keep no chilli")
 
