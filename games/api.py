@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import functools
 import itertools
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
+from pdc_site import gate
 from players.auth import ApiAuthError, api_user
 
 from . import notify, ratelimit, services
@@ -43,7 +43,7 @@ class ApiError(Exception):
 def _caller_key(request: HttpRequest, user: Any) -> str:
     if user.is_authenticated:
         return f"user:{user.pk}"
-    return f"ip:{request.META.get('REMOTE_ADDR', '?')}"
+    return f"ip:{ratelimit.client_address(request)}"
 
 
 def _prepare(request: HttpRequest, methods: tuple[str, ...], login: bool) -> Any:
@@ -85,12 +85,13 @@ def endpoint(*methods: str, login: bool = False) -> Callable:
 
 
 def body_json(request: HttpRequest) -> dict[str, Any]:
-    if not request.body:
-        return {}
+    """The body as a JSON object, read through the gate (``{}`` when there is none)."""
     try:
-        data = json.loads(request.body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ApiError(_("The request body must be JSON."), 400) from None
+        data = gate.request_json(request)
+    except gate.BadInput as refused:
+        raise ApiError(refused.message, 400) from None
+    if data is None:
+        return {}
     if not isinstance(data, dict):
         raise ApiError(_("The request body must be a JSON object."), 400)
     return data
