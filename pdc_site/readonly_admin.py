@@ -35,6 +35,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         shown = self.get_fields(request, obj)
         return [name for name in shown if name not in self.editable_fields]
 
+    def save_model(self, request: HttpRequest, obj: Model, form: Any, change: bool) -> None:
+        # Only the editable fields: a full save could rewrite what the services derived.
+        obj.save(update_fields=self.editable_fields)
+
     def get_fields(self, request: HttpRequest, obj: Model | None = None) -> list[Any]:
         if self.fields:
             return list(self.fields)
