@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -61,9 +61,11 @@ def _prepare(request: HttpRequest, methods: tuple[str, ...], login: bool) -> Any
     return user
 
 
-def endpoint(*methods: str, login: bool = False) -> Callable:
+def endpoint(*methods: str, login: bool = False, fields: Collection[str] | None = None) -> Callable:
     """A JSON endpoint: checks the method, the caller and the rate limit, and turns every refusal
-    into ``{"error": …}`` with its status; bad input never becomes a 500."""
+    into ``{"error": …}`` with its status; bad input never becomes a 500. ``fields`` declares the
+    fields a POST body may have: any other is refused (and the fuzz tests read them)."""
+    allowed = None if fields is None else frozenset(fields)
 
     def wrap(view: Callable) -> Callable:
         @csrf_exempt
@@ -71,6 +73,8 @@ def endpoint(*methods: str, login: bool = False) -> Callable:
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
             try:
                 user = _prepare(request, methods, login)
+                if allowed is not None and request.method == "POST":
+                    _refuse_unknown_fields(body_json(request), allowed)
                 return view(request, user, *args, **kwargs)
             except ApiError as failure:
                 return error(failure.message, failure.status)
@@ -79,9 +83,16 @@ def endpoint(*methods: str, login: bool = False) -> Callable:
             except RequestDataTooBig:
                 return error(_("The request is too large."), 400)
 
+        wrapped.json_fields = allowed
         return wrapped
 
     return wrap
+
+
+def _refuse_unknown_fields(data: dict[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ApiError(_("Unknown field %(field)r.") % {"field": unknown[0]}, 400)
 
 
 def body_json(request: HttpRequest) -> dict[str, Any]:
@@ -172,16 +183,13 @@ def games(request: HttpRequest, user: Any) -> JsonResponse:
     )
 
 
-@endpoint("GET", "POST")
+@endpoint("GET", "POST", fields=("game", "mode", "seats", "options", "private", "turn_seconds"))
 def tables(request: HttpRequest, user: Any) -> JsonResponse:
     if request.method == "GET":
         return _open_tables(request, user)
     if not user.is_authenticated:
         raise ApiError(_("Log in or send an API token."), 401)
     data = body_json(request)
-    unknown = sorted(set(data) - {"game", "mode", "seats", "options", "private", "turn_seconds"})
-    if unknown:
-        raise ApiError(_("Unknown field %(field)r.") % {"field": unknown[0]}, 400)
     if not isinstance(data.get("game"), str):
         raise ApiError(_("Name the game: 'game' is one of the slugs of /api/games."), 400)
     match = services.create_table(
@@ -204,7 +212,7 @@ def _open_tables(request: HttpRequest, user: Any) -> JsonResponse:
     return JsonResponse({"tables": [table_json(m, user) for m in query[:100]]})
 
 
-@endpoint("POST", login=True)
+@endpoint("POST", login=True, fields=("invite",))
 def join(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     invite = body_json(request).get("invite") or request.GET.get("invite")
     if invite is not None and not isinstance(invite, str):
@@ -213,13 +221,13 @@ def join(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
 
 
-@endpoint("POST", login=True)
+@endpoint("POST", login=True, fields=())
 def leave(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     match = services.leave_table(user, match_id)
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
 
 
-@endpoint("POST", login=True)
+@endpoint("POST", login=True, fields=("version", "move"))
 def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     data = body_json(request)
     if set(data) != {"version", "move"}:
