@@ -186,17 +186,17 @@ def check_request(request: HttpRequest) -> None:
     """Raise ``BadInput`` if any part of the request breaks the gate's rules."""
     if _declared_length(request) > max_body_bytes():
         raise BadInput(_("The request is too large."))
-    _require_storable([request.path])
-    _require_storable(_texts(request.GET.lists()))
-    _require_storable(_texts(request.COOKIES.items()))
-    if _content_type(request) in FORM_TYPES:
-        if request.method == "POST":
-            try:
-                _require_storable(_texts(request.POST.lists()))
-            except (SuspiciousOperation, BadRequest, MultiPartParserError):
-                raise BadInput(_("This form cannot be read.")) from None
-    else:
-        request_json(request)
+    try:
+        _require_storable([request.path])
+        _require_storable(_texts(request.GET.lists()))
+        _require_storable(_texts(request.COOKIES.items()))
+        if _content_type(request) not in FORM_TYPES:
+            request_json(request)
+        elif request.method == "POST":
+            _require_storable(_texts(request.POST.lists()))
+    except (SuspiciousOperation, BadRequest, MultiPartParserError):
+        # Too many fields, a broken multipart body: Django's own refusals, in our words.
+        raise BadInput(_("This request cannot be read.")) from None
 
 
 def refusal(request: HttpRequest, message: str) -> HttpResponse:

@@ -241,3 +241,12 @@ async def test_a_malformed_frame_gets_an_error_and_the_socket_stays_open():
     await socket.send_to(text_data=json.dumps({"type": "sync"}))
     assert f'data-version="{match.version}"' in await socket.receive_from(timeout=5)
     await socket.disconnect()
+
+
+def test_a_query_or_form_with_too_many_fields_answers_400_json_under_the_api():
+    many = "&".join(f"f{n}=1" for n in range(2000))
+    response = Client().get(f"/api/games?{many}")
+    assert response.status_code == 400
+    assert response.json()["error"] == "This request cannot be read."
+    form = Client().post("/accounts/login/", many, content_type="application/x-www-form-urlencoded")
+    assert form.status_code == 400
