@@ -30,8 +30,9 @@ def _csrf_failure(request: HttpRequest) -> bool:
 
 
 def _token_user(raw: str, address: str):
-    """The token's user. Unknown tokens are counted per address: past the limit the address
-    is refused before any lookup, so guessing tokens costs more than it could ever find."""
+    """The token's user. Unknown tokens are counted per address; past the limit the address is
+    refused before any lookup, so a script guessing tokens (or stuck on a revoked one) costs
+    no more queries."""
     key = f"token-failures:{address}"
     if ratelimit.full(key, *TOKEN_FAILURES_PER_WINDOW):
         raise ApiAuthError(_("Too many unknown tokens from your address: try again later."), 429)
