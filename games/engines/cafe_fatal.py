@@ -1,8 +1,8 @@
 """Café Fatal, exactly as ``spec/cafe-fatal.md`` decides.
 
-A state is a JSON object. The bag is kept as counts per sort, never as an order: every draw from
-it is a recorded chance move (``serve``), and so is every roll of the dice (``roll``). Nothing is
-hidden from anyone, so a seat's view is the whole table.
+A state is a JSON object. The food comes from an endless supply: every piece served is a recorded
+chance move (``serve``), and so is every roll of the dice (``roll``). Nothing is hidden from
+anyone, so a seat's view is the whole table.
 
 A round runs: serve (chance) → for each turn a roll (chance) and a placement (the seat) → share.
 """
@@ -15,26 +15,44 @@ from typing import Any
 
 from .base import (
     CHANCE,
+    LIST_SEPARATOR,
+    SENTENCE_SEPARATOR,
+    Column,
     Engine,
     GameResult,
     IllegalMove,
     Move,
+    SeatRef,
+    Sentence,
     State,
     competition_ranks,
     gettext_noop,
+    joined,
+    sentence,
 )
 from .registry import register
 
 SORTS = ("cheese", "pizza", "cake")
 SORT_VALUE = {"cheese": 1, "pizza": 2, "cake": 5}
-BAG = {"cheese": 30, "pizza": 20, "cake": 10}
-PIECES = sum(BAG.values())
+#: "{count} × cheese" and so on: how a log line counts the pieces of one sort.
+SORT_COUNTS = {
+    "cheese": gettext_noop("{count} × cheese"),
+    "pizza": gettext_noop("{count} × pizza"),
+    "cake": gettext_noop("{count} × cake"),
+}
+#: The faces of a die as people see them (⚀ … ⚅).
+DIE_FACES = "⚀⚁⚂⚃⚄⚅"
+#: The chance of each sort for every piece served: cheese 1/2, pizza 1/3, cake 1/6 (as weights).
+SUPPLY_WEIGHTS = {"cheese": 3, "pizza": 2, "cake": 1}
+SORT_WEIGHTS = tuple(SUPPLY_WEIGHTS[sort] for sort in SORTS)
 SET_SIZE = 5
 #: A whole set scores its pieces' values twice: 10 for a cheese wheel, 20 a pizza, 50 a cake.
 SET_MULTIPLIER = 2
 DICE_PER_PLAYER = 6
 EXTRA_PIECES = 2
 WINNING_SCORE = 40
+#: The safety limit: the game also ends after the share of the 30th round.
+LAST_ROUND = 30
 #: Each row's first column and length on the square grid the tables sit on.
 GRID_ROWS = {
     "grid": [(0, 3), (0, 3), (0, 3)],
@@ -82,6 +100,27 @@ def empty_pieces() -> dict[str, int]:
     return dict.fromkeys(SORTS, 0)
 
 
+def complete_sets(held: dict[str, int]) -> int:
+    return sum(count // SET_SIZE for count in held.values())
+
+
+def loose_pieces(held: dict[str, int]) -> int:
+    """Pieces that are not part of a complete set of five."""
+    return sum(count % SET_SIZE for count in held.values())
+
+
+def faces(values: list[int]) -> str:
+    return " ".join(DIE_FACES[value - 1] for value in values)
+
+
+def pieces_phrase(pieces: dict[str, int]) -> Any:
+    """ "2 × cheese, 1 × cake": the sorts present, in the order cheese, pizza, cake."""
+    return joined(
+        [sentence(SORT_COUNTS[sort], count=pieces[sort]) for sort in SORTS if pieces[sort]],
+        LIST_SEPARATOR,
+    )
+
+
 def table_winner(dice: list[dict[str, int] | None]) -> int | None:
     """The seat that takes a table's pieces: most dice, then the higher value; None when nobody
     played there or the best two are equal in both."""
@@ -103,6 +142,14 @@ class CafeFatal(Engine):
     name = "Café Fatal"
     min_players = 2
     max_players = 5
+    breakdown_columns = (
+        Column("cheese", gettext_noop("Cheese")),
+        Column("pizza", gettext_noop("Pizza")),
+        Column("cake", gettext_noop("Cake")),
+        Column("sets", gettext_noop("Complete sets")),
+        Column("loose", gettext_noop("Loose pieces")),
+        Column("points", gettext_noop("Points")),
+    )
 
     # --- set-up --------------------------------------------------------------------------------
     def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:
@@ -116,8 +163,6 @@ class CafeFatal(Engine):
             "layout": layout,
             "round": 0,
             "phase": "serve",
-            "bag": dict(BAG),
-            "bag_emptied": False,
             "tables": [empty_pieces() for _ in range(tables)],
             "dice": [[None] * n_players for _ in range(tables)],
             "remaining": [DICE_PER_PLAYER] * n_players,
@@ -126,6 +171,7 @@ class CafeFatal(Engine):
             "values": [[] for _ in range(n_players)],
             "held": [empty_pieces() for _ in range(n_players)],
             "scores": [0] * n_players,
+            "last_share": None,
         }
 
     def tables_count(self, state: State) -> int:
@@ -135,8 +181,8 @@ class CafeFatal(Engine):
         return NEIGHBOURS[state["layout"]]
 
     def serve_size(self, state: State) -> int:
-        """The pieces the next serve puts out: one per table and two extras, or what is left."""
-        return min(sum(state["bag"].values()), self.tables_count(state) + EXTRA_PIECES)
+        """The pieces a serve puts out: one per table and two extras."""
+        return self.tables_count(state) + EXTRA_PIECES
 
     # --- whose turn ----------------------------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
@@ -246,7 +292,6 @@ class CafeFatal(Engine):
                 gettext_noop("This serve puts out {size} pieces: list {size} [table, sort] pairs."),
                 size=size,
             )
-        drawn = empty_pieces()
         for index, entry in enumerate(serve):
             if (
                 not isinstance(entry, list)
@@ -257,25 +302,16 @@ class CafeFatal(Engine):
                 raise IllegalMove(
                     gettext_noop("Each piece served is [table, sort], sort cheese, pizza or cake.")
                 )
-            table, sort = entry
+            table = entry[0]
             if index < tables and table != index:
                 raise IllegalMove(
                     gettext_noop("Piece {index} of the serve goes on table {index}."), index=index
                 )
             if not 0 <= table < tables:
                 raise IllegalMove(gettext_noop("Tables are numbered 0 to {last}."), last=tables - 1)
-            drawn[sort] += 1
         extras = [table for table, _ in serve[tables:]]
         if len(set(extras)) != len(extras):
             raise IllegalMove(gettext_noop("The two extra pieces go on two different tables."))
-        for sort in SORTS:
-            if drawn[sort] > state["bag"][sort]:
-                template = {
-                    "cheese": gettext_noop("The bag holds only {count} cheese."),
-                    "pizza": gettext_noop("The bag holds only {count} pizza."),
-                    "cake": gettext_noop("The bag holds only {count} cake."),
-                }[sort]
-                raise IllegalMove(template, count=state["bag"][sort])
 
     def _check_roll(self, state: State, roll: Any) -> None:
         count = state["remaining"][state["turn"]]
@@ -304,14 +340,10 @@ class CafeFatal(Engine):
         return new
 
     def _apply_serve(self, new: State, serve: list[list[Any]]) -> None:
-        bag = dict(new["bag"])
         tables = [dict(pieces) for pieces in new["tables"]]
         for table, sort in serve:
-            bag[sort] -= 1
             tables[table][sort] += 1
-        new["bag"] = bag
         new["tables"] = tables
-        new["bag_emptied"] = sum(bag.values()) == 0
         new["turn"] = new["round"] % new["n"]
         new["phase"] = "roll"
 
@@ -356,18 +388,22 @@ class CafeFatal(Engine):
     def _share(self, new: State) -> None:
         tables = [dict(pieces) for pieces in new["tables"]]
         held = [dict(pieces) for pieces in new["held"]]
+        taken = []
         for table, dice in enumerate(new["dice"]):
             winner = table_winner(dice)
             if winner is None:
                 continue
             for sort in SORTS:
                 held[winner][sort] += tables[table][sort]
+            taken.append({"table": table, "seat": winner, "pieces": tables[table]})
             tables[table] = empty_pieces()
+        # What each table gave whom, so that a page can show the share as it happened.
+        new["last_share"] = {"round": new["round"], "taken": taken}
         new["tables"] = tables
         new["held"] = held
         new["scores"] = [pieces_score(pieces) for pieces in held]
         new["turn"] = None
-        if new["bag_emptied"] or max(new["scores"]) >= WINNING_SCORE:
+        if max(new["scores"]) >= WINNING_SCORE or new["round"] == LAST_ROUND - 1:
             new["phase"] = "over"
             return
         n = new["n"]
@@ -411,13 +447,10 @@ class CafeFatal(Engine):
         raise IllegalMove(gettext_noop("No chance move is due."))
 
     def _sample_serve(self, state: State, rng: random.Random) -> list[list[Any]]:
-        size = self.serve_size(state)
         tables = self.tables_count(state)
-        bag = [sort for sort in SORTS for _ in range(state["bag"][sort])]
-        drawn = rng.sample(bag, size)
         extras = rng.sample(range(tables), EXTRA_PIECES)
-        where = [*range(tables), *extras][:size]
-        return [[table, sort] for table, sort in zip(where, drawn, strict=True)]
+        drawn = rng.choices(SORTS, weights=SORT_WEIGHTS, k=tables + EXTRA_PIECES)
+        return [[table, sort] for table, sort in zip([*range(tables), *extras], drawn, strict=True)]
 
     # --- scoring -------------------------------------------------------------------------------
     def partial_scores(self, state: State) -> list[int]:
@@ -426,12 +459,23 @@ class CafeFatal(Engine):
     def pieces_held(self, state: State) -> list[int]:
         return [sum(pieces.values()) for pieces in state["held"]]
 
+    def breakdown(self, state: State) -> list[dict[str, int]]:
+        return [
+            {
+                **{sort: held[sort] for sort in SORTS},
+                "sets": complete_sets(held),
+                "loose": loose_pieces(held),
+                "points": pieces_score(held),
+            }
+            for held in state["held"]
+        ]
+
     def result(self, state: State) -> GameResult:
-        scores = [pieces_score(pieces) for pieces in state["held"]]
-        pieces = self.pieces_held(state)
-        # Points first, then pieces: no seat holds 100 pieces, so one number orders both.
-        ranks = competition_ranks([100 * s + p for s, p in zip(scores, pieces, strict=True)])
-        return GameResult(scores, ranks, {"pieces": pieces})
+        scores = [pieces_score(held) for held in state["held"]]
+        loose = [loose_pieces(held) for held in state["held"]]
+        # Points first, then loose pieces: no seat holds 100 loose pieces (at most 4 per sort).
+        ranks = competition_ranks([100 * s + k for s, k in zip(scores, loose, strict=True)])
+        return GameResult(scores, ranks, {"pieces": self.pieces_held(state), "loose": loose})
 
     # --- views ---------------------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
@@ -447,9 +491,7 @@ class CafeFatal(Engine):
             "starting_seat": state["round"] % n,
             "to_move": [s for s in to_move if s != CHANCE],
             "layout": layout,
-            "bag": dict(state["bag"]),
-            "bag_left": sum(state["bag"].values()),
-            "bag_emptied": state["bag_emptied"],
+            "last_round": LAST_ROUND,
             "rolled": list(state["rolled"]) if state["rolled"] is not None else None,
             "tables": [
                 {
@@ -474,17 +516,101 @@ class CafeFatal(Engine):
                 for s in range(n)
             ],
             "choices": list(self.legal(state, seat)) if seat is not None else [],
+            "last_share": state["last_share"],
         }
+
+    # --- what happened ---------------------------------------------------------------------------
+    def describe_move(self, state: State, seat: int, move: Move) -> Sentence | None:
+        after = self.apply(state, seat, move)
+        if seat == CHANCE and "serve" in move:
+            return self._describe_serve(state, move["serve"])
+        if seat == CHANCE:
+            line = sentence(
+                gettext_noop("{player} rolls {dice}."),
+                player=SeatRef(state["turn"]),
+                dice=faces(move["roll"]),
+            )
+            if after["phase"] == "place":
+                return line
+            line = sentence(
+                gettext_noop("{player} rolls {dice}: no value fits, so the dice are set aside."),
+                player=SeatRef(state["turn"]),
+                dice=faces(move["roll"]),
+            )
+        else:
+            value, table = move["place"]["value"], move["place"]["table"]
+            line = sentence(
+                gettext_noop("{player} places {count} × {face} on table {table}."),
+                player=SeatRef(seat),
+                count=state["rolled"].count(value),
+                face=DIE_FACES[value - 1],
+                table=table,
+            )
+        if after["last_share"] == state["last_share"]:
+            return line
+        return joined([line, self._describe_share(after["last_share"])], SENTENCE_SEPARATOR)
+
+    def _describe_serve(self, state: State, serve: list[list[Any]]) -> Sentence:
+        served = empty_pieces()
+        for _, sort in serve:
+            served[sort] += 1
+        extras = [str(table) for table, _ in serve[self.tables_count(state) :]]
+        return sentence(
+            gettext_noop("Food is served: {pieces}; the extra pieces go to tables {extras}."),
+            pieces=pieces_phrase(served),
+            extras=", ".join(extras),
+        )
+
+    def _describe_share(self, share: dict[str, Any]) -> Any:
+        if not share["taken"]:
+            return sentence(gettext_noop("Nobody takes any food this round."))
+        return joined(
+            [
+                sentence(
+                    gettext_noop("{player} takes {pieces} from table {table}."),
+                    player=SeatRef(entry["seat"]),
+                    pieces=pieces_phrase(entry["pieces"]),
+                    table=entry["table"],
+                )
+                for entry in share["taken"]
+            ],
+            SENTENCE_SEPARATOR,
+        )
 
     # --- bots ----------------------------------------------------------------------------------
     bot_levels = (1, 2)
 
-    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
-        from .cafe_fatal_bot import bot_move, bot_move_strong  # the bots import this module
+    def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+        from .cafe_fatal_bot import bot_move  # the bots import this module
 
-        if level >= 2:
-            return bot_move_strong(state, seat, rng)
-        return bot_move(state, seat, rng)
+        return bot_move(view, rng, level)
+
+    def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
+        # Nothing is hidden at the table: the view holds the whole state but its history.
+        tables = view["tables"]
+        seats = view["seats"]
+        return {
+            "n": view["players"],
+            "options": {},
+            "log": [],
+            "layout": view["layout"],
+            "round": view["round"],
+            "phase": view["phase"],
+            "tables": [dict(table["pieces"]) for table in tables],
+            "dice": [[dict(d) if d else None for d in table["dice"]] for table in tables],
+            "remaining": [seat["remaining"] for seat in seats],
+            "turn": view["turn"],
+            "rolled": None if view["rolled"] is None else list(view["rolled"]),
+            "values": [[list(pair) for pair in seat["values"]] for seat in seats],
+            "held": [dict(seat["held"]) for seat in seats],
+            "scores": [seat["score"] for seat in seats],
+            "last_share": view["last_share"],
+        }
+
+    def redeal_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        # Every seat sees the whole table; only dice not yet rolled are unknown, and they are
+        # not in the state.
+        return dict(state)
 
 
 def _is_int(value: Any) -> bool:

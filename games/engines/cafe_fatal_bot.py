@@ -1,10 +1,13 @@
 """Bots for Café Fatal.
 
-``bot_move`` scores each legal placement by what it changes at its table: the points the food there
+A bot gets its seat's view (``bot_move``) and thinks on the state rebuilt from it: nothing at the
+table is hidden, only the dice still to be rolled are unknown.
+
+``placement`` (level 1) scores each legal placement by what it changes at its table: the points the food there
 is worth to the bot (sets count, so the fifth piece of a sort is worth a lot), the points it takes
 away from the player leading there, how safe the lead is against the dice the others still hold,
-and the dice it spends. ``bot_move_strong`` keeps the best few of those placements and plays the
-rest of the round out several times for each (everyone playing ``bot_move``), keeping the placement
+and the dice it spends. ``strong_placement`` (level 2) keeps the best few of those placements and plays the
+rest of the round out several times for each (everyone playing ``placement``), keeping the placement
 whose rounds end best for the bot against the others.
 """
 
@@ -142,15 +145,23 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
     return scored
 
 
-def bot_move(state: State, seat: int, rng: random.Random) -> Move:
+def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+    """The placement of the bot of ``level`` for the seat of ``view``."""
+    state = ENGINE.sample_state(view, rng)
+    if level >= 2:
+        return strong_placement(state, view["you"], rng)
+    return placement(state, view["you"], rng)
+
+
+def placement(state: State, seat: int, rng: random.Random) -> Move:
     """A sensible placement: the best by ``placement_scores``, ties broken by ``rng``."""
     scored = placement_scores(state, seat)
     best = scored[0][0]
     return rng.choice([move for score, move in scored if score >= best - 1e-9])
 
 
-def bot_move_strong(state: State, seat: int, rng: random.Random) -> Move:
-    """The best of ``bot_move``'s top placements after playing the rest of the round out."""
+def strong_placement(state: State, seat: int, rng: random.Random) -> Move:
+    """The best of ``placement``'s top placements after playing the rest of the round out."""
     scored = placement_scores(state, seat)
     candidates = [move for _, move in scored[:STRONG_CANDIDATES]]
     if len(candidates) == 1:
@@ -175,7 +186,7 @@ def _playout(state: State, seat: int, rng: random.Random) -> float:
         if mover == CHANCE:
             move: Any = ENGINE.sample_chance(state, rng)
         else:
-            move = bot_move(state, mover, rng)
+            move = placement(state, mover, rng)
         state = ENGINE.apply(state, mover, move)
     gains = [a - b for a, b in zip(state["scores"], before, strict=True)]
     others = [g for s, g in enumerate(gains) if s != seat]

@@ -8,20 +8,28 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 from .base import (
     CHANCE,
+    LIST_SEPARATOR,
+    SENTENCE_SEPARATOR,
+    Column,
     Engine,
     GameResult,
     IllegalMove,
     MalformedRecord,
     Move,
     OptionSpec,
+    SeatRef,
+    Sentence,
     State,
     competition_ranks,
     gettext_noop,
+    joined,
+    sentence,
 )
 from .registry import register
 
@@ -29,11 +37,11 @@ PIZZAS = 5
 SLICES_PER_PIZZA = 13
 KINDS = "MRFVT"
 KIND_NAMES = {
-    "M": "Margherita",
-    "R": "Reine",
-    "F": "4 Fromages",
-    "V": "Végétarienne",
-    "T": "Truffe",
+    "M": gettext_noop("Margherita"),
+    "R": gettext_noop("Reine"),
+    "F": gettext_noop("4 Fromages"),
+    "V": gettext_noop("Végétarienne"),
+    "T": gettext_noop("Truffe"),
 }
 MAJORITY_VALUE = {"M": 3, "R": 5, "F": 7, "V": 9, "T": 11}
 #: Non-burnt slices in the game, by code (a finisher is marked later with a trailing ``*``).
@@ -63,6 +71,11 @@ def is_edible(code: str) -> bool:
     return kind_of(code) is not None
 
 
+def code_label(code: str) -> str:
+    """A slice code as people read it: the finisher's ``*`` becomes a star (``R2★``)."""
+    return code.replace("*", "★")
+
+
 def slice_code(state: State, slice_id: int) -> str:
     return state["pizzas"][slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
 
@@ -86,7 +99,25 @@ class PartDuChef(Engine):
     min_players = 2
     max_players = 5
     option_specs = (
-        OptionSpec("marianne", False, (False, True), gettext_noop("La Marianne bonus card")),
+        OptionSpec(
+            "marianne",
+            False,
+            (False, True),
+            gettext_noop("La Marianne bonus card"),
+            choice_labels=(gettext_noop("Without La Marianne"), gettext_noop("With La Marianne")),
+            help=gettext_noop(
+                "The card follows each round's chef; once in the game its holder may swap two "
+                "of their kept slices for two kept slices of other players."
+            ),
+        ),
+    )
+    breakdown_columns = (
+        Column("olives", gettext_noop("Olives")),
+        Column("slice_points", gettext_noop("Slice points")),
+        Column("majority", gettext_noop("Majorities")),
+        Column("variety", gettext_noop("Variety bonus")),
+        Column("burnt", gettext_noop("Burnt slices")),
+        Column("total", gettext_noop("Total")),
     )
 
     # --- set-up --------------------------------------------------------------------------------
@@ -109,6 +140,8 @@ class PartDuChef(Engine):
             "olives": [0] * n_players,
             "slice_points": [0] * n_players,
             "marianne_used": not options["marianne"],
+            # The chilli step: each seat's assignment once chosen (None before the step).
+            "chillies": None,
         }
 
     # --- whose turn ----------------------------------------------------------------------------
@@ -127,7 +160,16 @@ class PartDuChef(Engine):
             return [self.chef(state)]
         if phase == "take":
             return [self.chooser(state)]
+        if phase == "chillies":
+            return [
+                seat
+                for seat in range(state["n"])
+                if state["chillies"][seat] is None and self.held(state, seat, CHILLI)
+            ]
         return []
+
+    def simultaneous_step(self, state: State) -> str | None:
+        return "chillies" if state["phase"] == "chillies" else None
 
     def marianne_holder(self, state: State) -> int | None:
         """The card follows each round's chef until it is played."""
@@ -148,13 +190,47 @@ class PartDuChef(Engine):
             self._check_deal(state, move)
             return
         if seat not in self.to_move(state):
-            raise IllegalMove(gettext_noop("It is not your turn."))
-        if "marianne" in move:
+            self._refuse_out_of_turn(state, seat)
+        if state["phase"] == "chillies":
+            self._check_chillies(state, seat, move)
+        elif "marianne" in move:
             self._check_marianne(state, seat, move)
         elif state["phase"] == "cut":
             self._check_cut(state, move)
         else:
             self._check_take(state, seat, move)
+
+    def _refuse_out_of_turn(self, state: State, seat: int) -> None:
+        if state["phase"] == "chillies" and _is_int(seat) and 0 <= seat < state["n"]:
+            if not self.held(state, seat, CHILLI):
+                raise IllegalMove(
+                    gettext_noop("You keep no chilli, so you have nothing to assign.")
+                )
+            raise IllegalMove(gettext_noop("You have already assigned your chillies."))
+        raise IllegalMove(gettext_noop("It is not your turn."))
+
+    def _check_chillies(self, state: State, seat: int, move: Move) -> None:
+        if set(move) != {"chillies"}:
+            raise IllegalMove(
+                gettext_noop('Assign your chillies to kinds: {"chillies": {"T": 2}}.')
+            )
+        assignment = move["chillies"]
+        if not isinstance(assignment, dict):
+            raise IllegalMove(
+                gettext_noop("'chillies' maps kind letters to how many chillies count for each.")
+            )
+        for kind, count in assignment.items():
+            if kind not in KIND_NAMES:
+                raise IllegalMove(
+                    gettext_noop("{kind!r} is not a kind: use one of M, R, F, V, T."), kind=kind
+                )
+            if not _is_int(count) or count < 0:
+                raise IllegalMove(gettext_noop("Chillies are counted in whole numbers, 0 or more."))
+        held = self.held(state, seat, CHILLI)
+        if sum(assignment.values()) != held:
+            raise IllegalMove(
+                gettext_noop("Assign exactly as many chillies as you keep: {count}."), count=held
+            )
 
     def _check_deal(self, state: State, move: Move) -> None:
         if state["phase"] != "deal":
@@ -232,7 +308,7 @@ class PartDuChef(Engine):
             )
         kept_finishers = self._kept_finisher_kinds(state, portion, eat)
         for kind, target in steal.items():
-            if kind not in KINDS:
+            if kind not in KIND_NAMES:
                 raise IllegalMove(
                     gettext_noop("{kind!r} is not a kind: use one of M, R, F, V, T."), kind=kind
                 )
@@ -316,6 +392,8 @@ class PartDuChef(Engine):
         new["log"] = [*state["log"], [seat, move]]
         if seat == CHANCE:
             self._apply_deal(new, move["deal"])
+        elif new["phase"] == "chillies":
+            self._apply_chillies(new, seat, move["chillies"])
         elif "marianne" in move:
             self._apply_marianne(new, seat, move["marianne"])
         elif new["phase"] == "cut":
@@ -378,7 +456,19 @@ class PartDuChef(Engine):
         new["portions"] = None
         new["taken_by"] = None
         new["choosers_done"] = 0
-        new["phase"] = "over" if new["round"] == PIZZAS else "cut"
+        if new["round"] < PIZZAS:
+            new["phase"] = "cut"
+        else:
+            # Chillies cannot be eaten, so someone always keeps them and the step always comes.
+            new["phase"] = "chillies"
+            new["chillies"] = [None] * new["n"]
+
+    def _apply_chillies(self, new: State, seat: int, assignment: dict[str, int]) -> None:
+        chosen = list(new["chillies"])
+        chosen[seat] = compact_assignment(assignment)
+        new["chillies"] = chosen
+        if not self.to_move(new):
+            new["phase"] = "over"
 
     def _apply_marianne(self, new: State, seat: int, swap: dict[str, Any]) -> None:
         kept = [list(k) for k in new["kept"]]
@@ -393,6 +483,10 @@ class PartDuChef(Engine):
     # --- legal moves ---------------------------------------------------------------------------
     def legal(self, state: State, seat: int) -> Iterator[Move]:
         if seat not in self.to_move(state) or seat == CHANCE:
+            return
+        if state["phase"] == "chillies":
+            for assignment in chilli_assignments(self.held(state, seat, CHILLI)):
+                yield {"chillies": compact_assignment(assignment)}
             return
         if state["phase"] == "cut":
             for starts in itertools.combinations(range(SLICES_PER_PIZZA), state["n"]):
@@ -442,6 +536,8 @@ class PartDuChef(Engine):
                 yield {"marianne": {"give": list(give), "get": [list(get[0]), list(get[1])]}}
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        if state["phase"] == "chillies":
+            return {"chillies": random_assignment(self.held(state, seat, CHILLI), rng)}
         if self.may_play_marianne(state, seat) and rng.random() < 0.25:
             swap = self._random_marianne(state, seat, rng)
             if swap is not None:
@@ -469,13 +565,147 @@ class PartDuChef(Engine):
         get = rng.sample(others, 2)
         return {"marianne": {"give": give, "get": get}}
 
+    # --- what happened ---------------------------------------------------------------------------
+    def describe_move(self, state: State, seat: int, move: Move) -> Sentence | None:
+        if seat == CHANCE:
+            return None  # the deal: each pizza shows itself when its round starts
+        player = SeatRef(seat)
+        if "chillies" in move:
+            return sentence(
+                gettext_noop("{player} assigns their chillies: {assignment}."),
+                player=player,
+                assignment=chillies_phrase(move["chillies"]),
+            )
+        if "marianne" in move:
+            return self._describe_marianne(state, player, move["marianne"])
+        if "cut" in move:
+            return sentence(
+                gettext_noop("{player} cuts pizza {number} at positions {cut}."),
+                player=player,
+                number=state["round"] + 1,
+                cut=", ".join(str(start) for start in sorted(move["cut"])),
+            )
+        return self._describe_take(state, player, move)
+
+    def _describe_take(self, state: State, player: SeatRef, move: Move) -> Sentence:
+        index = move["take"]
+        slices = self._labels(state, state["portions"][index])
+        eaten = sorted(move.get("eat", []))
+        if eaten:
+            take = sentence(
+                gettext_noop("{player} takes portion {portion} ({slices}) and eats {eaten}."),
+                player=player,
+                portion=index,
+                slices=slices,
+                eaten=self._labels(state, eaten),
+            )
+        else:
+            take = sentence(
+                gettext_noop("{player} takes portion {portion} ({slices})."),
+                player=player,
+                portion=index,
+                slices=slices,
+            )
+        steal = move.get("steal", {})
+        steals = [
+            sentence(
+                gettext_noop("{player} takes {slice} from {victim}."),
+                player=player,
+                slice=self._labels(state, [min(self._kept_of_kind(state, steal[kind], kind))]),
+                victim=SeatRef(steal[kind]),
+            )
+            for kind in KINDS
+            if kind in steal
+        ]
+        return joined([take, *steals], SENTENCE_SEPARATOR)
+
+    def _describe_marianne(self, state: State, player: SeatRef, swap: dict[str, Any]) -> Sentence:
+        (give_a, give_b), ((to_a, get_a), (to_b, get_b)) = swap["give"], swap["get"]
+        return sentence(
+            gettext_noop(
+                "{player} plays La Marianne: gives {give_a} to {to_a} for {get_a}, "
+                "and {give_b} to {to_b} for {get_b}."
+            ),
+            player=player,
+            give_a=self._labels(state, [give_a]),
+            to_a=SeatRef(to_a),
+            get_a=self._labels(state, [get_a]),
+            give_b=self._labels(state, [give_b]),
+            to_b=SeatRef(to_b),
+            get_b=self._labels(state, [get_b]),
+        )
+
+    def _labels(self, state: State, slice_ids: list[int]) -> str:
+        return ", ".join(code_label(slice_code(state, i)) for i in slice_ids)
+
     # --- bots -----------------------------------------------------------------------------------
     bot_levels = (1, 2)
 
-    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
-        from .part_du_chef_bot import bot_move
+    def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+        from .part_du_chef_bot import bot_move  # the bots import this module
 
-        return bot_move(state, seat, rng, level)
+        return bot_move(view, rng, level)
+
+    def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
+        n = view["players"]
+        phase = view["phase"]
+        seats = view["seats"]
+        portions = view["portions"]
+        pizzas = None if phase == "deal" else deal_after(view["pizzas"], rng)
+        if view["round"] is not None:
+            round_number = view["round"]
+        else:
+            round_number = 0 if phase == "deal" else PIZZAS
+        return {
+            "n": n,
+            "options": {"marianne": view["marianne"] is not None},
+            "log": [],
+            "phase": phase,
+            "first_chef": view["first_chef"],
+            "pizzas": pizzas,
+            "round": round_number,
+            "cut": None if view["cut"] is None else list(view["cut"]),
+            "portions": None if portions is None else [list(p["slices"]) for p in portions],
+            "taken_by": None if portions is None else [p["taken_by"] for p in portions],
+            "choosers_done": sum(1 for p in portions or [] if p["taken_by"] is not None),
+            "kept": [list(s["kept"]) for s in seats],
+            "eaten": [list(s["eaten"]) for s in seats],
+            "olives": [s["olives"] for s in seats],
+            "slice_points": [s["slice_points"] for s in seats],
+            "marianne_used": view["marianne"] is None or not view["marianne"]["in_play"],
+            "chillies": self._sampled_choices(view["chillies"], rng),
+        }
+
+    def _sampled_choices(
+        self, seen: dict[str, Any] | None, rng: random.Random
+    ) -> list[dict[str, int] | None] | None:
+        """The chilli choices: those the view shows, a random one where it only says 'chosen'."""
+        if seen is None:
+            return None
+        return [
+            shown if shown is not None else random_assignment(held, rng) if chosen else None
+            for shown, chosen, held in zip(
+                seen["assignments"], seen["chosen"], seen["held"], strict=True
+            )
+        ]
+
+    def redeal_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        new = dict(state)
+        log = list(state["log"])
+        revealed = self.revealed_rounds(state)
+        if state["pizzas"] is not None and revealed < PIZZAS:
+            new["pizzas"] = deal_after(state["pizzas"][:revealed], rng)
+            [(_, deal)] = log[:1]  # the deal is always the first move
+            log[0] = [CHANCE, {"deal": {**deal["deal"], "pizzas": new["pizzas"]}}]
+        if state["phase"] == "chillies":
+            chosen = list(state["chillies"])
+            for index, (mover, move) in enumerate(log):
+                if "chillies" in move and mover != seat:
+                    chosen[mover] = random_assignment(self.held(state, mover, CHILLI), rng)
+                    log[index] = [mover, {"chillies": chosen[mover]}]
+            new["chillies"] = chosen
+        new["log"] = log
+        return new
 
     # --- chance --------------------------------------------------------------------------------
     def sample_chance(self, state: State, rng: random.Random) -> Move:
@@ -496,23 +726,36 @@ class PartDuChef(Engine):
                 counts[kind] += 1
         return counts
 
-    def final_counts(self, state: State) -> list[dict[str, Any]]:
-        """Each seat's kind counts with its chillies assigned as the spec decides."""
-        raw = [self.kind_counts(state, seat) for seat in range(state["n"])]
-        chillies = [self.held(state, seat, CHILLI) for seat in range(state["n"])]
+    def suggested_chillies(self, state: State, seat: int) -> dict[str, int]:
+        """The spec's suggested assignment of ``seat``'s chillies (kinds with none left out):
+        what a bot or a player out of time assigns, and what the page pre-selects."""
+        raw = [self.kind_counts(state, s) for s in range(state["n"])]
+        others = raw[:seat] + raw[seat + 1 :]
+        chillies = self.held(state, seat, CHILLI)
+        return compact_assignment(best_chilli_assignment(raw[seat], others, chillies))
+
+    def chilli_assignment(self, state: State, seat: int) -> dict[str, int]:
+        """The assignment that counts for ``seat``: the one chosen, or the suggestion while the
+        seat has not chosen yet (so that scores can be judged before the end)."""
+        chosen = state["chillies"][seat] if state["chillies"] is not None else None
+        return chosen if chosen is not None else self.suggested_chillies(state, seat)
+
+    def final_counts(self, state: State) -> list[dict[str, int]]:
+        """Each seat's kind counts with its chillies assigned."""
         out = []
         for seat in range(state["n"]):
-            others = [raw[o] for o in range(state["n"]) if o != seat]
-            assignment = best_chilli_assignment(raw[seat], others, chillies[seat])
-            counts = {k: raw[seat][k] + assignment[k] for k in KINDS}
-            out.append({"counts": counts, "chillies": assignment})
+            counts = self.kind_counts(state, seat)
+            if self.held(state, seat, CHILLI):
+                for kind, count in self.chilli_assignment(state, seat).items():
+                    counts[kind] += count
+            out.append(counts)
         return out
 
     def held(self, state: State, seat: int, code: str) -> int:
         return sum(1 for i in state["kept"][seat] if slice_code(state, i) == code)
 
     def breakdown(self, state: State) -> list[dict[str, int]]:
-        counts = [entry["counts"] for entry in self.final_counts(state)]
+        counts = self.final_counts(state)
         rows = []
         for seat in range(state["n"]):
             majority = majority_points(counts[seat], counts[:seat] + counts[seat + 1 :])
@@ -582,6 +825,26 @@ class PartDuChef(Engine):
                 if state["options"]["marianne"]
                 else None
             ),
+            "chillies": self._chillies_view(state, seat),
+        }
+
+    def _chillies_view(self, state: State, seat: int | None) -> dict[str, Any] | None:
+        """The chilli step as ``seat`` may see it: who holds how many and who has chosen; the
+        choices themselves only to their owner until the last is in, then to everyone."""
+        if state["chillies"] is None:
+            return None
+        n = state["n"]
+        over = state["phase"] == "over"
+        chosen = state["chillies"]
+        open_to_me = not over and seat is not None and seat in self.to_move(state)
+        return {
+            "held": [self.held(state, s, CHILLI) for s in range(n)],
+            "chosen": [chosen[s] is not None for s in range(n)],
+            "assignments": [
+                dict(chosen[s]) if chosen[s] is not None and (over or s == seat) else None
+                for s in range(n)
+            ],
+            "suggested": self.suggested_chillies(state, seat) if open_to_me else None,
         }
 
     # --- records -------------------------------------------------------------------------------
@@ -595,6 +858,9 @@ class PartDuChef(Engine):
     def record_move(self, seat: int, move: Move, viewer: int | None, final: bool) -> Move | None:
         if seat == CHANCE:
             return None  # the deal lives in the header
+        if "chillies" in move and viewer != seat and not final:
+            # A chilli choice is secret until the last is in, which ends the game.
+            return None
         return {"seat": seat, **move}
 
     def header_moves(self, record: dict[str, Any], n_players: int) -> list[tuple[str, int, Move]]:
@@ -609,13 +875,24 @@ class PartDuChef(Engine):
 def deal_pizzas(rng: random.Random) -> list[list[str]]:
     """Shuffle the 60 slices that are not burnt (a random slice of each kind is its finisher),
     give pizza k shuffled slices 12k..12k+11, then insert its burnt slice at a random position."""
-    slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count)]
+    return deal_after([], rng)
+
+
+def deal_after(revealed: list[list[str]], rng: random.Random) -> list[list[str]]:
+    """The ``revealed`` pizzas followed by a random deal of the slices they do not hold, as the
+    deal would make them: what a seat that has seen only ``revealed`` cannot tell from the real
+    later pizzas. A kind whose finisher is not among ``revealed`` has it on one of its unseen
+    slices."""
+    seen = Counter(code.rstrip("*") for pizza in revealed for code in pizza if code != BURNT)
+    slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count - seen[code])]
+    starred = {kind_of(code) for pizza in revealed for code in pizza if is_finisher(code)}
     for kind in KINDS:
-        of_kind = [i for i, code in enumerate(slices) if kind_of(code) == kind]
-        slices[rng.choice(of_kind)] += "*"
+        if kind not in starred:
+            of_kind = [i for i, code in enumerate(slices) if kind_of(code) == kind]
+            slices[rng.choice(of_kind)] += "*"
     rng.shuffle(slices)
-    pizzas = []
-    for k in range(PIZZAS):
+    pizzas = [list(pizza) for pizza in revealed]
+    for k in range(PIZZAS - len(revealed)):
         pizza = slices[12 * k : 12 * k + 12]
         pizza.insert(rng.randrange(SLICES_PER_PIZZA), BURNT)
         pizzas.append(pizza)
@@ -659,6 +936,28 @@ def majority_points(mine: dict[str, int], others: list[dict[str, int]]) -> int:
         MAJORITY_VALUE[k]
         for k in KINDS
         if mine[k] >= 1 and all(mine[k] >= other[k] for other in others)
+    )
+
+
+def compact_assignment(assignment: dict[str, int]) -> dict[str, int]:
+    """A chilli assignment in kind order, kinds with no chilli left out: ``{"T": 2}``."""
+    return {kind: assignment[kind] for kind in KINDS if assignment.get(kind)}
+
+
+def random_assignment(chillies: int, rng: random.Random) -> dict[str, int]:
+    """Each chilli on a kind drawn at random."""
+    kinds = [rng.choice(KINDS) for _ in range(chillies)]
+    return compact_assignment({kind: kinds.count(kind) for kind in KINDS})
+
+
+def chillies_phrase(assignment: dict[str, int]) -> Any:
+    """ "2 × Truffe, 1 × Reine": each kind with its chillies, the kind's name translatable."""
+    return joined(
+        [
+            sentence(gettext_noop("{count} × {kind}"), count=count, kind=Sentence(KIND_NAMES[kind]))
+            for kind, count in compact_assignment(assignment).items()
+        ],
+        LIST_SEPARATOR,
     )
 
 

@@ -18,13 +18,19 @@ from typing import Any
 
 from .base import (
     CHANCE,
+    SENTENCE_SEPARATOR,
+    Column,
     Engine,
     GameResult,
     IllegalMove,
     Move,
     OptionSpec,
+    SeatRef,
+    Sentence,
     State,
     gettext_noop,
+    joined,
+    sentence,
 )
 from .registry import register
 
@@ -194,9 +200,29 @@ class PizzaParty(Engine):
     max_players = 3
     option_specs = (
         OptionSpec(
-            "variant", "standard", ("standard", "duel"), gettext_noop("Variant (duel: 2 players)")
+            "variant",
+            "standard",
+            ("standard", "duel"),
+            gettext_noop("Variant (duel: 2 players)"),
+            choice_labels=(
+                gettext_noop("Standard (3 players)"),
+                gettext_noop("Duel (2 players and a neutral colour)"),
+            ),
+            help=gettext_noop(
+                "Three players play the standard game; two play the duel, where chance plays "
+                "a neutral third colour."
+            ),
         ),
     )
+    breakdown_columns = (
+        Column("on_board", gettext_noop("Toppings on the board")),
+        Column("won", gettext_noop("Cells won from others")),
+        Column("lost", gettext_noop("Toppings lost")),
+    )
+
+    def table_options(self, n_players: int) -> tuple[OptionSpec, ...]:
+        # The number of players decides the variant: nothing is left to choose.
+        return ()
 
     # --- set-up --------------------------------------------------------------------------------
     def normalise_options(self, n_players: int, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -235,6 +261,8 @@ class PizzaParty(Engine):
             "picks": [None] * COLOURS,
             "picks_from": None,
             "last_cut": None,
+            "won": [0] * COLOURS,
+            "lost": [0] * COLOURS,
             "end": None,
         }
         self._skip_passes(state)
@@ -269,6 +297,11 @@ class PizzaParty(Engine):
 
     def _colour_of_mover(self, state: State, seat: int) -> int:
         return NEUTRAL if seat == CHANCE else seat
+
+    def simultaneous_step(self, state: State) -> str | None:
+        if state["phase"] == "cut" and any(s != CHANCE for s in self.to_move(state)):
+            return f"cut-{state['round']}"
+        return None
 
     # --- checking moves ------------------------------------------------------------------------
     def check(self, state: State, seat: int, move: Any) -> None:
@@ -367,6 +400,12 @@ class PizzaParty(Engine):
         round_number = new["round"]
         lines = lines_of_picks(picks, round_number)
         board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines)
+        lost, won = list(new["lost"]), list(new["won"])
+        for i in removed:
+            lost[new["board"][i]] += 1
+        for i in filled:
+            won[board[i]] += 1
+        new["lost"], new["won"] = lost, won
         new["board"] = board
         new["supply"] = supply
         new["last_cut"] = {
@@ -440,6 +479,13 @@ class PizzaParty(Engine):
             return []
         return leaders
 
+    def breakdown(self, state: State) -> list[dict[str, int]]:
+        on_board = self.on_board(state)
+        return [
+            {"on_board": on_board[seat], "won": state["won"][seat], "lost": state["lost"][seat]}
+            for seat in range(state["n"])
+        ]
+
     def result(self, state: State) -> GameResult:
         if state["phase"] != "over":
             raise IllegalMove(gettext_noop("The game is not over yet."))
@@ -490,6 +536,8 @@ class PizzaParty(Engine):
                     "supply": state["supply"][c],
                     "axis": AXES[axis_of(c, state["round"])] if playing else None,
                     "picked": state["picks"][c] is not None,
+                    "won": state["won"][c],
+                    "lost": state["lost"][c],
                 }
                 for c in range(COLOURS)
             ],
@@ -498,6 +546,39 @@ class PizzaParty(Engine):
             "last_cut": state["last_cut"],
             "result": None if playing else self.result(state).as_json(),
         }
+
+    # --- what happened ---------------------------------------------------------------------------
+    def describe_move(self, state: State, seat: int, move: Move) -> Sentence | None:
+        if "place" in move:
+            cell = f"[{move['place'][0]}, {move['place'][1]}]"
+            if seat == CHANCE:
+                return sentence(
+                    gettext_noop("The neutral colour adds a topping on {cell}."), cell=cell
+                )
+            return sentence(
+                gettext_noop("{player} adds a topping on {cell}."), player=SeatRef(seat), cell=cell
+            )
+        if seat == CHANCE:
+            line = sentence(
+                gettext_noop("The neutral colour's die shows {pick}."), pick=move["cut"]
+            )
+        else:
+            line = sentence(
+                gettext_noop("{player} picks cut {pick}."), player=SeatRef(seat), pick=move["cut"]
+            )
+        after = self.apply(state, seat, move)
+        if after["last_cut"] == state["last_cut"]:
+            return line
+        removed, filled = after["last_cut"]["removed"], after["last_cut"]["filled"]
+        if removed:
+            outcome = sentence(
+                gettext_noop("Toppings removed by the cut: {removed}; cells refilled: {filled}."),
+                removed=len(removed),
+                filled=len(filled),
+            )
+        else:
+            outcome = sentence(gettext_noop("The cut changes nothing."))
+        return joined([line, outcome], SENTENCE_SEPARATOR)
 
     # --- records -------------------------------------------------------------------------------
     def record_move(self, seat: int, move: Move, viewer: int | None, final: bool) -> Move | None:
@@ -512,15 +593,53 @@ class PizzaParty(Engine):
         return {"seat": seat, **move}
 
     # --- bots ----------------------------------------------------------------------------------
-    def bot_move(self, state: State, seat: int, rng: random.Random) -> Move:
-        from .pizza_party_bot import bot_move  # the bot imports this module
+    bot_levels = (1, 2)
 
-        return bot_move(state, seat, rng)
+    def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+        from .pizza_party_bot import bot_move  # the bots import this module
 
-    def bot_move_strong(self, state: State, seat: int, rng: random.Random) -> Move:
-        from .pizza_party_bot import bot_move_strong
+        return bot_move(view, rng, level)
 
-        return bot_move_strong(state, seat, rng)
+    def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
+        colours = view["colours"]
+        you = view["you"]
+        phase = view["phase"]
+        # Another colour's pick is secret until all are in: the view only says it was made.
+        picks = [
+            view["your_pick"] if c == you else rng.choice(FACES) if colour["picked"] else None
+            for c, colour in enumerate(colours)
+        ]
+        end = None
+        if phase == "over":
+            end = "sixteen" if any(c["on_board"] == TOPPINGS for c in colours) else "limit"
+        return {
+            "n": view["players"],
+            "options": {"variant": view["variant"]},
+            "log": [],
+            "round": view["round"],
+            "phase": phase,
+            "step": (view["placing"] - view["round"]) % COLOURS if phase == "add" else COLOURS,
+            "board": [entry["colour"] for entry in view["board"]],
+            "supply": [colour["supply"] for colour in colours],
+            "picks": picks,
+            "picks_from": 0 if phase == "cut" else None,
+            "last_cut": view["last_cut"],
+            "won": [colour["won"] for colour in colours],
+            "lost": [colour["lost"] for colour in colours],
+            "end": end,
+        }
+
+    def redeal_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        if state["phase"] != "cut":
+            return dict(state)
+        picks = list(state["picks"])
+        log = list(state["log"])
+        for index in range(state["picks_from"], len(log)):
+            mover, move = log[index]
+            if move.get(SECRET) and mover != seat:
+                picks[mover] = rng.choice(FACES)
+                log[index] = [mover, {"cut": picks[mover], SECRET: True}]
+        return {**state, "picks": picks, "log": log}
 
 
 def _is_int(value: Any) -> bool:

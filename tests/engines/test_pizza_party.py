@@ -32,7 +32,6 @@ from games.engines.pizza_party import (
     hex_distance,
     placeable_cells,
 )
-from games.engines.pizza_party_bot import bot_move, bot_move_strong
 from games.engines.records import ReplayError, export_record, replay
 from tests.golden_io import golden_cases, load_case
 
@@ -506,7 +505,7 @@ def test_duel_neutral_colour_picks_by_die_after_both_players():
     ]
 
 
-def test_duel_both_players_lose_when_the_neutral_colour_completes_its_16():
+def test_duel_when_the_neutral_colour_completes_its_16_both_players_get_rank_2():
     toppings = {A: Q[:2] + R[:2], B: [M[0]], C: M[1:17]}
     state = position(toppings, n=2)
     after = cut(state, EDGES)
@@ -527,7 +526,7 @@ def test_duel_neutral_colour_beats_a_player_who_completes_16_at_the_same_time():
     }
 
 
-def test_duel_round_limit_with_the_neutral_colour_among_the_most_both_lose():
+def test_duel_round_limit_with_the_neutral_colour_among_the_most_both_get_rank_2():
     toppings = {A: Q[:2], B: R[:1], C: S[:2]}
     after = cut(position(toppings, n=2, round_number=ROUNDS - 1), EDGES)
     assert ENGINE.result(after).as_json() == {"scores": [2, 1], "ranks": [2, 2], "winners": []}
@@ -668,44 +667,77 @@ def test_golden_playthrough_replays_to_its_result(path):
         assert str(caught.value) == case["error"]
 
 
-# --- bots ------------------------------------------------------------------------------------
-def play_with(players: dict[int, Any], n: int, seed: int) -> State:
-    rng = random.Random(seed)
-    state = ENGINE.new_game(n)
-    while not ENGINE.is_over(state):
-        due = ENGINE.to_move(state)
-        seat = rng.choice(due)
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = players[seat](state, seat, rng)
-            ENGINE.check(state, seat, move)
-        state = ENGINE.apply(state, seat, move)
-    return state
+# --- the move log and the breakdown ----------------------------------------------------------
+def test_a_placement_reads_as_adding_a_topping_on_its_cell():
+    state = ENGINE.new_game(2)
+    assert str(ENGINE.describe_move(state, A, {"place": [1, -2]})) == (
+        "seat 0 adds a topping on [1, -2]."
+    )
+    state = ENGINE.apply(ENGINE.apply(state, A, {"place": [1, -2]}), B, {"place": [0, 1]})
+    assert str(ENGINE.describe_move(state, CHANCE, {"place": [-1, -1]})) == (
+        "The neutral colour adds a topping on [-1, -1]."
+    )
 
 
-def random_player(state: State, seat: int, rng: random.Random) -> dict[str, Any]:
-    return ENGINE.random_move(state, seat, rng)
+def test_the_pick_that_closes_the_step_also_tells_what_the_cut_did():
+    state = position({A: [(3, -3), (3, -2)], B: [(3, 0), (0, 0), (1, 1)], C: [(-3, 0)]})
+    assert str(ENGINE.describe_move(state, B, {"cut": 6})) == "seat 1 picks cut 6."
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 6}), B, {"cut": 6})
+    # Strict majority of A in the row q = 3: B's [3, 0] goes, A fills it.
+    assert str(ENGINE.describe_move(state, C, {"cut": 6})) == (
+        "seat 2 picks cut 6. Toppings removed by the cut: 1; cells refilled: 1."
+    )
+    calm = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, n=2)
+    calm = ENGINE.apply(ENGINE.apply(calm, A, {"cut": 6}), B, {"cut": 6})
+    assert str(ENGINE.describe_move(calm, CHANCE, {"cut": 6})) == (
+        "The neutral colour's die shows 6. The cut changes nothing."
+    )
 
 
-def test_the_bot_wins_most_games_against_two_random_players():
-    # Measured: 283 of 300 (94%), none of them shared; a random seat wins about a third.
-    wins = 0
-    for seed in range(300):
-        hero = seed % 3
-        players = {s: bot_move if s == hero else random_player for s in range(3)}
-        state = play_with(players, 3, seed)
-        wins += hero in ENGINE.result(state).extra["winners"]
-    assert wins >= 180
+def test_the_picks_of_a_round_are_one_simultaneous_step():
+    state = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, round_number=4)
+    assert ENGINE.simultaneous_step(state) == "cut-4"
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 6}), B, {"cut": 6})
+    assert ENGINE.simultaneous_step(state) == "cut-4"
+    after = ENGINE.apply(state, C, {"cut": 6})
+    assert after["phase"] == "add" and ENGINE.simultaneous_step(after) is None
+    duel = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, n=2)
+    duel = ENGINE.apply(ENGINE.apply(duel, A, {"cut": 6}), B, {"cut": 6})
+    assert ENGINE.to_move(duel) == [CHANCE] and ENGINE.simultaneous_step(duel) is None
 
 
-def test_both_bot_levels_play_legal_moves_in_both_variants():
-    for seed in range(6):
-        n = 2 + seed % 2
-        players = {s: (bot_move, bot_move_strong)[(s + seed) % 2] for s in range(n)}
-        state = play_with(players, n, seed)
-        assert ENGINE.is_over(state)
-    with pytest.raises(IllegalMove, match="not your turn"):
-        bot_move(ENGINE.new_game(3), B, random.Random(0))
-    assert ENGINE.bot_move(ENGINE.new_game(3), A, random.Random(0))["place"]
-    assert ENGINE.bot_move_strong(ENGINE.new_game(2), A, random.Random(0))["place"]
+def test_the_variant_follows_from_the_number_of_players_so_a_table_chooses_no_option():
+    assert ENGINE.table_options(2) == () == ENGINE.table_options(3)
+
+
+def test_the_breakdown_counts_toppings_on_the_board_cells_won_and_toppings_lost():
+    state = position({A: [(3, -3), (3, -2)], B: [(3, 0), (0, 0), (1, 1)], C: [(-3, 0)]})
+    after = cut(state, EDGES)
+    assert ENGINE.breakdown(after) == [
+        {"on_board": 3, "won": 1, "lost": 0},
+        {"on_board": 2, "won": 0, "lost": 1},
+        {"on_board": 1, "won": 0, "lost": 0},
+    ]
+
+
+# --- what a seat cannot see, re-dealt ---------------------------------------------------------
+def test_redeal_hidden_draws_the_other_colours_pending_picks_again():
+    state = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]})
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 2}), B, {"cut": 5})
+    rng = random.Random(1)
+    for_a = [ENGINE.redeal_hidden(state, A, rng) for _ in range(20)]
+    assert all(twin["picks"][A] == 2 and twin["picks"][C] is None for twin in for_a)
+    assert len({twin["picks"][B] for twin in for_a}) > 1
+    assert all(twin["log"][-1] == [B, {"cut": twin["picks"][B], "secret": True}] for twin in for_a)
+    spectator = [ENGINE.redeal_hidden(state, None, rng)["picks"][A] for _ in range(20)]
+    assert len(set(spectator)) > 1
+
+
+def test_a_state_sampled_from_a_view_keeps_your_pick_and_draws_the_others():
+    state = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, round_number=3)
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 2}), B, {"cut": 5})
+    sample = ENGINE.sample_state(ENGINE.view(state, A), random.Random(2))
+    assert sample["picks"][A] == 2 and sample["picks"][B] in range(1, 7)
+    assert sample["picks"][C] is None
+    for key in ("board", "supply", "round", "phase", "won", "lost", "options"):
+        assert sample[key] == state[key], key
