@@ -21,4 +21,8 @@ Choices where the spec is silent:
 - Arena matches: mode "ranked" (rated by the ratings receiver), seat order shuffled, turn timer
   of the arena (default 30 s).
 - A player who is not staff may have at most 3 arenas announced or running.
+- A private arena's tables are private: its creator and its entrants may watch them (as may anyone
+  with a table's own invitation code); someone who has only the arena's link sees the standings
+  and the tables listed, without links, and joins to watch. Everyone else gets 404, as for a table
+  that does not exist.
 """

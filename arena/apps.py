@@ -7,12 +7,13 @@ class ArenaConfig(AppConfig):
 
     def ready(self) -> None:
         from games.rendering import register_table_links
-        from games.services import match_finished
+        from games.services import match_finished, register_watch_rule
 
         # Registers the arena's worker jobs.
         from . import jobs  # noqa: F401
         from .rendering import link_back_to_arena
-        from .services import record_match_result
+        from .services import entrants_may_watch, record_match_result
 
         match_finished.connect(record_match_result, dispatch_uid="arena.record_match_result")
         register_table_links(link_back_to_arena)
+        register_watch_rule(entrants_may_watch)

@@ -53,9 +53,10 @@ class ArenaConsumer(RateLimitedConsumer):
 
     def allowed(self) -> bool | None:
         tournament = Tournament.objects.filter(pk=self.tournament_id).first()
-        if tournament is None:
+        # A private arena the user may not see is refused exactly like a missing one.
+        if tournament is None or not services.may_view(tournament, self.user, self.invite):
             return None
-        return services.may_view(tournament, self.user, self.invite)
+        return True
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "pending", None) is not None:

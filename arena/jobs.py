@@ -236,6 +236,8 @@ def _open_table(
         mode=Match.Mode.RANKED,
         options=tournament.options,
         turn_seconds=tournament.turn_seconds,
+        # A private arena's tables are as private as the arena (its entrants may watch them).
+        private=tournament.private,
     )
     table = ArenaMatch.objects.create(
         tournament=tournament,

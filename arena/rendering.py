@@ -131,6 +131,7 @@ def standing_rows(tournament: Tournament, user: User) -> list[dict[str, Any]]:
 
 def table_rows(tournament: Tournament, user: User) -> list[dict[str, Any]]:
     me = user.pk if _authenticated(user) else None
+    watchable = services.may_watch_tables(tournament, user)
     rows = []
     for table in services.tables(tournament, limit=TABLES_SHOWN):
         match = table.match
@@ -139,7 +140,7 @@ def table_rows(tournament: Tournament, user: User) -> list[dict[str, Any]]:
             {
                 "number": table.number,
                 "match_id": match.pk,
-                "url": reverse("games:table", args=[match.pk]),
+                "url": reverse("games:table", args=[match.pk]) if watchable else None,
                 "status": match.status,
                 "status_label": match.get_status_display(),
                 "live": match.status in services.LIVE_STATUSES,

@@ -195,6 +195,26 @@ def may_view(
     return Entry.objects.filter(tournament=tournament, user=user).exists()
 
 
+def may_watch_tables(tournament: Tournament, user: AbstractBaseUser | None) -> bool:
+    """A private arena's tables are private too: its creator and its entrants may watch them
+    (someone who only has the arena's link sees the standings, and joins to watch)."""
+    if not tournament.private:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return (
+        tournament.created_by_id == user.pk
+        or Entry.objects.filter(tournament=tournament, user=user).exists()
+    )
+
+
+def entrants_may_watch(match: Match, user: AbstractBaseUser) -> bool:
+    """Games' watch rule for a private table an arena opened: whoever may watch that arena's
+    tables may watch it."""
+    tournament = Tournament.objects.filter(tables__match=match).first()
+    return tournament is not None and may_watch_tables(tournament, user)
+
+
 def get_tournament(
     tournament_id: Any, user: AbstractBaseUser | None, invite_code: str | None = None
 ) -> Tournament:

@@ -6,8 +6,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -18,6 +17,7 @@ from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
+from pdc_site import gate
 from players.auth import ApiAuthError, api_user
 
 from . import notify, ratelimit, services
@@ -43,7 +43,7 @@ class ApiError(Exception):
 def _caller_key(request: HttpRequest, user: Any) -> str:
     if user.is_authenticated:
         return f"user:{user.pk}"
-    return f"ip:{request.META.get('REMOTE_ADDR', '?')}"
+    return f"ip:{ratelimit.client_address(request)}"
 
 
 def _prepare(request: HttpRequest, methods: tuple[str, ...], login: bool) -> Any:
@@ -61,9 +61,11 @@ def _prepare(request: HttpRequest, methods: tuple[str, ...], login: bool) -> Any
     return user
 
 
-def endpoint(*methods: str, login: bool = False) -> Callable:
+def endpoint(*methods: str, login: bool = False, fields: Collection[str] | None = None) -> Callable:
     """A JSON endpoint: checks the method, the caller and the rate limit, and turns every refusal
-    into ``{"error": …}`` with its status; bad input never becomes a 500."""
+    into ``{"error": …}`` with its status; bad input never becomes a 500. ``fields`` declares the
+    fields a POST body may have: any other is refused (and the fuzz tests read them)."""
+    allowed = None if fields is None else frozenset(fields)
 
     def wrap(view: Callable) -> Callable:
         @csrf_exempt
@@ -71,6 +73,8 @@ def endpoint(*methods: str, login: bool = False) -> Callable:
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
             try:
                 user = _prepare(request, methods, login)
+                if allowed is not None and request.method == "POST":
+                    _refuse_unknown_fields(body_json(request), allowed)
                 return view(request, user, *args, **kwargs)
             except ApiError as failure:
                 return error(failure.message, failure.status)
@@ -79,18 +83,26 @@ def endpoint(*methods: str, login: bool = False) -> Callable:
             except RequestDataTooBig:
                 return error(_("The request is too large."), 400)
 
+        wrapped.json_fields = allowed
         return wrapped
 
     return wrap
 
 
+def _refuse_unknown_fields(data: dict[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ApiError(_("Unknown field %(field)r.") % {"field": unknown[0]}, 400)
+
+
 def body_json(request: HttpRequest) -> dict[str, Any]:
-    if not request.body:
-        return {}
+    """The body as a JSON object, read through the gate (``{}`` when there is none)."""
     try:
-        data = json.loads(request.body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ApiError(_("The request body must be JSON."), 400) from None
+        data = gate.request_json(request)
+    except gate.BadInput as refused:
+        raise ApiError(refused.message, 400) from None
+    if data is None:
+        return {}
     if not isinstance(data, dict):
         raise ApiError(_("The request body must be a JSON object."), 400)
     return data
@@ -171,16 +183,13 @@ def games(request: HttpRequest, user: Any) -> JsonResponse:
     )
 
 
-@endpoint("GET", "POST")
+@endpoint("GET", "POST", fields=("game", "mode", "seats", "options", "private", "turn_seconds"))
 def tables(request: HttpRequest, user: Any) -> JsonResponse:
     if request.method == "GET":
         return _open_tables(request, user)
     if not user.is_authenticated:
         raise ApiError(_("Log in or send an API token."), 401)
     data = body_json(request)
-    unknown = sorted(set(data) - {"game", "mode", "seats", "options", "private", "turn_seconds"})
-    if unknown:
-        raise ApiError(_("Unknown field %(field)r.") % {"field": unknown[0]}, 400)
     if not isinstance(data.get("game"), str):
         raise ApiError(_("Name the game: 'game' is one of the slugs of /api/games."), 400)
     match = services.create_table(
@@ -203,7 +212,7 @@ def _open_tables(request: HttpRequest, user: Any) -> JsonResponse:
     return JsonResponse({"tables": [table_json(m, user) for m in query[:100]]})
 
 
-@endpoint("POST", login=True)
+@endpoint("POST", login=True, fields=("invite",))
 def join(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     invite = body_json(request).get("invite") or request.GET.get("invite")
     if invite is not None and not isinstance(invite, str):
@@ -212,13 +221,13 @@ def join(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
 
 
-@endpoint("POST", login=True)
+@endpoint("POST", login=True, fields=())
 def leave(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     match = services.leave_table(user, match_id)
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
 
 
-@endpoint("POST", login=True)
+@endpoint("POST", login=True, fields=("version", "move"))
 def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     data = body_json(request)
     if set(data) != {"version", "move"}:

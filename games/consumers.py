@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +19,8 @@ from django.utils.translation.trans_real import (
     get_supported_language_variant,
     parse_accept_lang_header,
 )
+
+from pdc_site import gate
 
 from . import notify, rendering, services
 from .models import Match
@@ -98,8 +99,8 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_POLICY_VIOLATION)
             return
         try:
-            message = json.loads(text_data or "")
-        except json.JSONDecodeError:
+            message = gate.load_json(text_data or "")
+        except gate.BadInput:
             await self.send_error("Messages must be JSON.")
             return
         if not isinstance(message, dict):
@@ -145,9 +146,10 @@ class TableConsumer(RateLimitedConsumer):
 
     def allowed(self) -> bool | None:
         match = Match.objects.filter(pk=self.match_id).first()
-        if match is None:
+        # A private table the user may not watch is refused exactly like a missing one.
+        if match is None or not services.may_watch(match, self.user, self.invite):
             return None
-        return services.may_watch(match, self.user, self.invite)
+        return True
 
     async def table_changed(self, event: dict) -> None:
         # Doorbells may arrive late or twice: a version already shown needs no new render.

@@ -1,13 +1,38 @@
-"""Fixed-window rate limits kept in the cache (Redis when configured, so every process shares them)."""
+"""Rate limits kept in the cache (Redis when configured, so every process shares them), and who a
+caller is when they have no account: their address.
+
+A limit of N hits per W seconds is a sliding window cut into ``SLOTS`` slots of W/SLOTS seconds.
+A hit is let through while the hits counted in its slot and the ``SLOTS`` slots before it stay
+within N. Any W seconds lie inside those SLOTS + 1 slots, so no W seconds ever see more than N hits,
+at a boundary or anywhere else (a fixed window lets 2N through around its boundary). A caller who
+keeps hitting steadily gets SLOTS / (SLOTS + 1) of N per W.
+
+A hit is counted first and the sum read after, so two processes counting at once can both be
+refused but never both let through past the limit; a refused hit is given back, so a caller who
+keeps knocking while refused does not stay refused for longer.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
+import math
 import time
+from collections.abc import Iterable
+from functools import cache as memoise
+from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 
 #: A player may make 30 moves per 10 seconds, whether through the pages or the API.
 MOVES_PER_WINDOW = (30, 10)
+SLOTS = 10
+
+
+def clock() -> float:
+    """Seconds since the epoch: shared by every process (tests replace it to move time on)."""
+    return time.time()
 
 
 def allow_move(user_id: int) -> bool:
@@ -15,15 +40,110 @@ def allow_move(user_id: int) -> bool:
     return allow(f"moves:{user_id}", limit, window)
 
 
-def allow(key: str, limit: int, window_seconds: int) -> bool:
-    """Count one hit for ``key``; False once it has had ``limit`` hits in the current window."""
-    window = int(time.time() // window_seconds)
-    bucket = f"rl:{key}:{window}"
-    if cache.add(bucket, 1, timeout=window_seconds + 1):
-        return True
+def allow(key: str, limit: int, window_seconds: float) -> bool:
+    """Count one hit for ``key``; False (and nothing counted) once it would make more than
+    ``limit`` hits in ``window_seconds``."""
+    return take(key, limit, window_seconds) is not None
+
+
+def take(key: str, limit: int, window_seconds: float) -> str | None:
+    """Like ``allow``, but the hit can be given back (``give_back`` with the returned ticket):
+    for attempts that count only when they fail, such as logins."""
+    slots = _slot_keys(key, window_seconds)
+    current = slots[-1]
+    if not cache.add(current, 1, timeout=_lifetime(window_seconds)):
+        try:
+            cache.incr(current)
+        except ValueError:  # the slot expired between add and incr
+            cache.add(current, 1, timeout=_lifetime(window_seconds))
+    if _total(slots) > limit:
+        give_back(current)
+        return None
+    return current
+
+
+def give_back(ticket: str) -> None:
+    """Uncount the hit ``take`` counted (in the slot it was counted in)."""
+    # A slot that has expired no longer counts anyway.
+    with contextlib.suppress(ValueError):
+        cache.decr(ticket)
+
+
+def full(key: str, limit: int, window_seconds: float) -> bool:
+    """Whether ``key`` has had ``limit`` hits in the last ``window_seconds`` (counting nothing)."""
+    return _total(_slot_keys(key, window_seconds)) >= limit
+
+
+def seconds_until_free(key: str, limit: int, window_seconds: float) -> float:
+    """How long until ``key`` may hit again: when enough of its oldest slots have left the
+    window (0 when it may hit now)."""
+    slots = _slot_keys(key, window_seconds)
+    counts = cache.get_many(slots)
+    excess = sum(counts.values()) - limit + 1
+    slot_seconds = window_seconds / SLOTS
+    first = _slot_number(window_seconds) - SLOTS
+    for leaving, slot in enumerate([*slots, None]):
+        if excess <= 0:
+            # Once the ``leaving`` oldest slots have left the window, the key may hit again.
+            return max(0.0, (first + leaving) * slot_seconds + window_seconds - clock())
+        excess -= counts.get(slot, 0)
+    return window_seconds
+
+
+def _slot_number(window_seconds: float) -> int:
+    return math.floor(clock() / (window_seconds / SLOTS))
+
+
+def _slot_keys(key: str, window_seconds: float) -> list[str]:
+    """The cache keys of the window's slots, oldest first, the current slot last."""
+    now = _slot_number(window_seconds)
+    return [f"rl:{key}:{window_seconds}:{n}" for n in range(now - SLOTS, now + 1)]
+
+
+def _total(slots: Iterable[str]) -> int:
+    return sum(cache.get_many(list(slots)).values())
+
+
+def _lifetime(window_seconds: float) -> int:
+    # A slot is read until SLOTS + 1 slot lengths after it opened; the cache may forget it then.
+    return math.ceil(window_seconds * (SLOTS + 1) / SLOTS) + 1
+
+
+# --- who is calling -----------------------------------------------------------------------------
+@memoise
+def _networks(proxies: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(ipaddress.ip_network(p.strip(), strict=False) for p in proxies if p.strip())
+
+
+def _trusted(address: str) -> bool:
     try:
-        hits = cache.incr(bucket)
-    except ValueError:  # the bucket expired between add and incr
-        cache.add(bucket, 1, timeout=window_seconds + 1)
-        return True
-    return hits <= limit
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in _networks(tuple(settings.TRUSTED_PROXIES)))
+
+
+def client_address_of(peer: str, forwarded_for: str | None) -> str:
+    """The caller's address: the peer, unless the peer is a trusted proxy, in which case the
+    ``X-Forwarded-For`` chain is read from the right (each proxy appends the address it saw) up
+    to the first address that is not a trusted proxy. Entries further left were written by the
+    client and prove nothing."""
+    address = peer
+    if not forwarded_for or not _trusted(peer):
+        return address
+    for hop in reversed([h.strip() for h in forwarded_for.split(",")]):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            return address  # not an address: what the nearest proxy saw is all we know
+        address = hop
+        if not _trusted(hop):
+            return address
+    return address
+
+
+def client_address(request: Any) -> str:
+    """The address of an HTTP request's caller (see ``client_address_of``)."""
+    return client_address_of(
+        request.META.get("REMOTE_ADDR") or "?", request.META.get("HTTP_X_FORWARDED_FOR")
+    )

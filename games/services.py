@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -91,13 +92,29 @@ def seat_of(match: Match, user: AbstractBaseUser | None) -> Seat | None:
     return next((s for s in match.seats.all() if s.user_id == user.pk), None)
 
 
+#: Who else may watch a private table: rules ``(match, user) -> bool`` that other apps register
+#: (games knows nothing of them; the arena lets its entrants watch the tables it opened).
+_WATCH_RULES: list[Callable[[Match, AbstractBaseUser], bool]] = []
+
+
+def register_watch_rule(
+    rule: Callable[[Match, AbstractBaseUser], bool],
+) -> Callable[[Match, AbstractBaseUser], bool]:
+    if rule not in _WATCH_RULES:
+        _WATCH_RULES.append(rule)
+    return rule
+
+
 def may_watch(match: Match, user: AbstractBaseUser | None, invite_code: str | None = None) -> bool:
-    """Public tables are open to every spectator; a private one to its players and invitees."""
+    """Public tables are open to every spectator; a private one to its players, its invitees,
+    whoever has its invitation code, and whoever a registered rule lets in."""
     if not match.private:
         return True
     if invite_code and invite_code == match.invite_code:
         return True
-    return seat_of(match, user) is not None or is_invited(match, user)
+    if seat_of(match, user) is not None or is_invited(match, user):
+        return True
+    return user is not None and user.is_authenticated and any(r(match, user) for r in _WATCH_RULES)
 
 
 def is_invited(match: Match, user: AbstractBaseUser | None) -> bool:
@@ -124,6 +141,17 @@ def _locked(match_id: int) -> Match:
         return Match.objects.select_for_update().get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
         raise NotFound(_("There is no such table.")) from None
+
+
+def _locked_for(
+    match_id: int, user: AbstractBaseUser | None, invite_code: str | None = None
+) -> Match:
+    """The match row, locked, if ``user`` may see the table: a private table they may not see
+    answers exactly like a missing one, so that its existence is not given away."""
+    match = _locked(match_id)
+    if not may_watch(match, user, invite_code):
+        raise NotFound(_("There is no such table."))
+    return match
 
 
 # --- opening and joining tables ------------------------------------------------------------------
@@ -179,14 +207,7 @@ def _checked_turn_seconds(mode: str, turn_seconds: Any) -> int | None:
 def join_table(user: AbstractBaseUser, match_id: int, invite_code: str | None = None) -> Match:
     """Take the first free seat; the match starts by itself when the last seat is taken."""
     with transaction.atomic():
-        match = _locked(match_id)
-        if (
-            match.private
-            and invite_code != match.invite_code
-            and seat_of(match, user) is None
-            and not is_invited(match, user)
-        ):
-            raise NotAllowed(_("This table is private: you need its invitation link."))
+        match = _locked_for(match_id, user, invite_code)
         if not match.is_open:
             raise Conflict(_("This table has already started."))
         if seat_of(match, user) is not None:
@@ -208,7 +229,7 @@ def join_table(user: AbstractBaseUser, match_id: int, invite_code: str | None = 
 def add_bot(user: AbstractBaseUser, match_id: int, level: int = 1) -> Match:
     """Fill a free seat of a friendly table with a bot."""
     with transaction.atomic():
-        match = _locked(match_id)
+        match = _locked_for(match_id, user)
         if seat_of(match, user) is None:
             raise NotAllowed(_("Only a player at this table may invite a bot."))
         if match.mode != Match.Mode.FRIENDLY:
@@ -233,7 +254,7 @@ def invite_friend(user: AbstractBaseUser, match_id: int, friend: AbstractBaseUse
     from players.friends import friend_ids
 
     with transaction.atomic():
-        match = _locked(match_id)
+        match = _locked_for(match_id, user)
         if seat_of(match, user) is None:
             raise NotAllowed(_("Only a player at this table may invite."))
         if not match.is_open:
@@ -258,7 +279,7 @@ def invite_friend(user: AbstractBaseUser, match_id: int, friend: AbstractBaseUse
 def leave_table(user: AbstractBaseUser, match_id: int) -> Match:
     """Leave a table that has not started; the table closes when nobody is left."""
     with transaction.atomic():
-        match = _locked(match_id)
+        match = _locked_for(match_id, user)
         seat = seat_of(match, user)
         if seat is None:
             raise NotAllowed(_("You have no seat at this table."))
@@ -279,6 +300,7 @@ def start_match_for_players(
     mode: str = Match.Mode.RANKED,
     options: dict[str, Any] | None = None,
     turn_seconds: int | None = None,
+    private: bool = False,
 ) -> Match:
     """Seat ``users`` (in this order) at a new table of their own and start it at once: how an
     arena seats the players it pairs. It joins the caller's transaction."""
@@ -293,7 +315,7 @@ def start_match_for_players(
             mode=mode,
             seats_count=len(users),
             options=options,
-            private=False,
+            private=private,
             turn_seconds=turn_seconds,
         )
         Seat.objects.bulk_create(
@@ -321,7 +343,7 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
     turn, the version, the rules; then applies, logs, snapshots, bumps the version, sets the next
     deadline and, when the game is over, finishes the match."""
     with transaction.atomic():
-        match = _locked(match_id)
+        match = _locked_for(match_id, user)
         seat = seat_of(match, user)
         if seat is None:
             raise NotAllowed(_("You have no seat at this table."))

@@ -16,15 +16,17 @@ if settings.SERVE_STATIC:
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from pdc_site.gate import SocketGate  # noqa: E402
+from pdc_site.origin import SameOriginValidator  # noqa: E402
 from pdc_site.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        # The origin first, then the gate: the session cookie is read only once both agree.
+        "websocket": SameOriginValidator(
+            SocketGate(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

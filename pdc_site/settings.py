@@ -6,6 +6,7 @@ With nothing set, the site runs on SQLite and the in-memory channel layer (the e
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 import tempfile
@@ -41,8 +42,17 @@ ALLOWED_HOSTS = [
     h.strip()
     for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
 ]
+#: Origins other than the site's own (scheme, host and port) whose pages may post forms and open
+#: sockets, such as the public address of a proxy that rewrites the Host header.
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+#: Proxies (addresses or networks) in front of the site: only when a request comes from one of
+#: them is the caller's address read from X-Forwarded-For (for rate limits and login throttling).
+TRUSTED_PROXIES = [
+    str(ipaddress.ip_network(p.strip(), strict=False))
+    for p in os.environ.get("DJANGO_TRUSTED_PROXIES", "").split(",")
+    if p.strip()
 ]
 
 INSTALLED_APPS = [
@@ -66,6 +76,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # Before anything reads the request (after the language, so that its refusals are translated).
+    "pdc_site.gate.RequestGate",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

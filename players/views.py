@@ -3,6 +3,7 @@ Django's own views, wired in players/urls.py)."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,7 +16,7 @@ from games import services
 from games.rendering import page_error
 
 from . import friends, presence
-from .forms import NewTokenForm, SignUpForm
+from .forms import NewTokenForm, SignUpForm, ThrottledAuthenticationForm
 from .models import ApiToken, Friendship
 
 
@@ -36,6 +37,20 @@ def _safe_next(request: HttpRequest) -> str | None:
     if target and url_has_allowed_host_and_scheme(target, {request.get_host()}):
         return target
     return None
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page with throttled attempts: a refused attempt answers 429 with the
+    sentence on the form."""
+
+    authentication_form = ThrottledAuthenticationForm
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form: ThrottledAuthenticationForm) -> HttpResponse:
+        response = super().form_invalid(form)
+        if form.throttled:
+            response.status_code = 429
+        return response
 
 
 @login_required

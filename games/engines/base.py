@@ -201,7 +201,8 @@ class Engine:
                 high=self.max_players,
                 count=n_players,
             )
-        options = dict(options or {})
+        if options is None:
+            options = {}
         if not isinstance(options, dict):
             raise IllegalMove(gettext_noop("Table options must be an object."))
         known = {spec.name: spec for spec in self.option_specs}

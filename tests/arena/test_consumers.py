@@ -15,7 +15,7 @@ from channels.testing import WebsocketCommunicator
 
 from arena import consumers, services
 from arena.models import Entry
-from games.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
+from games.consumers import CLOSE_NOT_FOUND
 from tests.site.factories import make_user
 from tests.sockets import communicator, connected
 
@@ -155,14 +155,14 @@ async def test_a_page_that_shows_the_table_already_is_not_redirected():
     await socket.disconnect()
 
 
-async def test_a_private_arena_refuses_strangers_and_admits_players_and_invitees():
+async def test_a_private_arena_refuses_strangers_like_a_missing_one_and_admits_players_and_invitees():
     owner, player, stranger = [await sync_to_async(make_user)() for _ in range(3)]
     private = await sync_to_async(services.create_tournament)(owner, "part-du-chef", private=True)
     await sync_to_async(services.join)(player, private.pk, private.invite_code)
     for user in (stranger, None):
         refused = communicator(f"/ws/arenas/{private.pk}/", user)
         ok, code = await refused.connect()
-        assert not ok and code == CLOSE_FORBIDDEN
+        assert not ok and code == CLOSE_NOT_FOUND
     for user, path in (
         (owner, f"/ws/arenas/{private.pk}/"),
         (player, f"/ws/arenas/{private.pk}/"),

@@ -168,7 +168,7 @@ def test_a_private_table_is_hidden_without_its_invitation():
     assert client.get(f"/api/tables/{match.pk}", **bearer(stranger)).status_code == 404
     assert client.get(f"/api/tables/{match.pk + 1000}", **bearer(stranger)).status_code == 404
     joined = post(client, f"/api/tables/{match.pk}/join", **bearer(stranger))
-    assert joined.status_code == 403
+    assert joined.status_code == 404
     seen = client.get(f"/api/tables/{match.pk}?invite={match.invite_code}", **bearer(stranger))
     assert seen.status_code == 200
     assert "invite" not in seen.json()

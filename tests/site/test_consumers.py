@@ -44,13 +44,13 @@ async def test_every_change_rings_the_table_and_each_socket_renders_its_own_view
         await socket.disconnect()
 
 
-async def test_a_private_table_refuses_strangers_and_admits_players_and_invitees():
+async def test_a_private_table_refuses_strangers_like_a_missing_one_and_admits_players_and_invitees():
     owner = await sync_to_async(make_user)()
     stranger = await sync_to_async(make_user)()
     match = await sync_to_async(services.create_table)(owner, "part-du-chef", seats=2, private=True)
     refused = communicator(f"/ws/tables/{match.pk}/", stranger)
     ok, code = await refused.connect()
-    assert not ok and code == consumers.CLOSE_FORBIDDEN
+    assert not ok and code == consumers.CLOSE_NOT_FOUND
     socket, _ = await connected(f"/ws/tables/{match.pk}/", owner)
     await socket.disconnect()
     socket, _ = await connected(f"/ws/tables/{match.pk}/?invite={match.invite_code}", stranger)

@@ -92,7 +92,7 @@ def test_an_open_table_refuses_moves_and_a_finished_one_too():
 def test_a_private_table_needs_its_invitation_code():
     owner, guest = make_user(), make_user()
     match = services.create_table(owner, "part-du-chef", seats=2, private=True)
-    with pytest.raises(services.NotAllowed):
+    with pytest.raises(services.NotFound):  # without the code, as if there were no such table
         services.join_table(guest, match.pk)
     services.join_table(guest, match.pk, invite_code=match.invite_code)
     assert Match.objects.get(pk=match.pk).status == Match.Status.PLAYING
