@@ -7,12 +7,12 @@ class ArenaConfig(AppConfig):
 
     def ready(self) -> None:
         from games.rendering import register_table_links
-        from games.services import match_finished
+        from games.services import match_ended
 
         # Registers the arena's worker jobs.
         from . import jobs  # noqa: F401
         from .rendering import link_back_to_arena
-        from .services import record_match_result
+        from .services import arena_match_ended
 
-        match_finished.connect(record_match_result, dispatch_uid="arena.record_match_result")
+        match_ended.connect(arena_match_ended, dispatch_uid="arena.arena_match_ended")
         register_table_links(link_back_to_arena)

@@ -125,7 +125,8 @@ if REDIS_URL:
     }
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Reads miss and writes are dropped while Redis is away (pdc_site/cache.py).
+            "BACKEND": "pdc_site.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
         }
     }

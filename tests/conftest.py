@@ -36,3 +36,23 @@ def english_unless_asked():
 def fast_password_hashing(settings):
     """Tests create many users: the production hasher would cost a third of a second each."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def reproducible_seeds(request, monkeypatch):
+    """Every match a test creates gets a seed fixed by the test's name and the match's order, so
+    its deals, dice and seating are the same on every run and a failure can be reproduced. (The
+    site draws a secret random seed; ``Match.seed`` has it as its field default.)"""
+    import hashlib
+    import itertools
+
+    from games.models import Match
+
+    numbers = itertools.count()
+
+    def seed() -> str:
+        text = f"{request.node.nodeid}:{next(numbers)}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    # Django keeps the field's default callable in ``_get_default``.
+    monkeypatch.setattr(Match._meta.get_field("seed"), "_get_default", seed)

@@ -15,6 +15,7 @@ from channels.testing import WebsocketCommunicator
 
 from arena import consumers, services
 from arena.models import Entry
+from games import consumers as games_consumers
 from games.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
 from tests.site.factories import make_user
 from tests.sockets import communicator, connected
@@ -113,7 +114,7 @@ async def test_rings_during_a_render_are_not_lost(monkeypatch):
 async def test_changes_without_a_ring_arrive_by_the_poll(monkeypatch):
     """The worker is another process: with the in-memory layer its doorbell never reaches
     this one, and the socket finds the change in the database."""
-    monkeypatch.setattr(consumers, "poll_seconds", lambda: 0.2)
+    monkeypatch.setattr(games_consumers, "poll_seconds", lambda: 0.2)
     tournament, users = await sync_to_async(running_arena)(players=3)
     socket, _ = await connected(f"/ws/arenas/{tournament.pk}/")
     await sync_to_async(Entry.objects.filter(tournament=tournament, user=users[2]).update)(points=6)

@@ -17,7 +17,7 @@ from arena.scoring import base_points
 from games import worker as games_worker
 from games.engines import get_engine
 from games.models import Match, Seat
-from games.services import match_finished
+from games.services import match_ended
 from ratings.models import RatingChange
 from tests.site.factories import make_user, play_one_move, play_to_the_end, started_table
 
@@ -245,7 +245,7 @@ def test_points_are_added_once_even_if_the_signal_came_twice():
     (table,) = ArenaMatch.objects.filter(tournament=tournament)
     before = {e.pk: e.points for e in Entry.objects.all()}
     with transaction.atomic():
-        match_finished.send(sender=Match, match=Match.objects.get(pk=table.match_id))
+        match_ended.send(sender=Match, match=Match.objects.get(pk=table.match_id))
     assert {e.pk: e.points for e in Entry.objects.all()} == before
     assert ArenaResult.objects.count() == 3
 
