@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install run test lint format bench clean messages
+.PHONY: install run test lint format bench bench-live clean messages
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ format: install
 
 bench: install
 	$(PY) bench/run_all.py
+
+# The live benchmark (issue 10): one daphne process, 300 tables, against the floor; see bench/live.py.
+bench-live: install
+	$(PY) bench/live.py $(BENCH_LIVE_ARGS)
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .hypothesis

@@ -94,6 +94,23 @@ def sentence(template: str, /, **params: Any) -> Sentence:
     return Sentence(template, params)
 
 
+def joined(parts: Sequence[Any], template: str) -> Any:
+    """One parameter made of several ``parts`` (sentences, seats or plain values), each pair
+    joined by ``template``, a marked template with the placeholders ``{first}`` and ``{rest}``
+    (a list separator, or a space between two sentences); a single part is returned as it is."""
+    if not parts:
+        return ""
+    rest = parts[-1]
+    for part in reversed(parts[:-1]):
+        rest = Sentence(template, {"first": part, "rest": rest})
+    return rest
+
+
+#: The separators ``joined`` uses: items of a list, and sentences one after the other.
+LIST_SEPARATOR = gettext_noop("{first}, {rest}")
+SENTENCE_SEPARATOR = gettext_noop("{first} {rest}")
+
+
 def _param_json(value: Any) -> Any:
     if isinstance(value, Sentence):
         return value.as_json()
@@ -117,7 +134,7 @@ class MalformedRecord(Exception):
 @dataclass(frozen=True)
 class Column:
     """A column of a game's result breakdown: the key in each seat's row and its heading
-    (marked with ``gettext_noop``)."""
+    (marked with ``gettext_noop``). The values in a column are whole numbers."""
 
     key: str
     label: str
@@ -304,9 +321,9 @@ class Engine:
     #: The columns of the result breakdown, in display order (the last is usually the total).
     breakdown_columns: tuple[Column, ...] = ()
 
-    def breakdown(self, state: State) -> list[dict[str, Any]]:
-        """One row per seat at the end of the game, with a value for every key of
-        ``breakdown_columns``."""
+    def breakdown(self, state: State) -> list[dict[str, int]]:
+        """One row per seat at the end of the game, with a whole number for every key of
+        ``breakdown_columns`` (and no other key)."""
         raise NotImplementedError
 
     # --- what a seat may see -------------------------------------------------------------------

@@ -15,18 +15,33 @@ from typing import Any
 
 from .base import (
     CHANCE,
+    LIST_SEPARATOR,
+    SENTENCE_SEPARATOR,
+    Column,
     Engine,
     GameResult,
     IllegalMove,
     Move,
+    SeatRef,
+    Sentence,
     State,
     competition_ranks,
     gettext_noop,
+    joined,
+    sentence,
 )
 from .registry import register
 
 SORTS = ("cheese", "pizza", "cake")
 SORT_VALUE = {"cheese": 1, "pizza": 2, "cake": 5}
+#: "{count} × cheese" and so on: how a log line counts the pieces of one sort.
+SORT_COUNTS = {
+    "cheese": gettext_noop("{count} × cheese"),
+    "pizza": gettext_noop("{count} × pizza"),
+    "cake": gettext_noop("{count} × cake"),
+}
+#: The faces of a die as people see them (⚀ … ⚅).
+DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 BAG = {"cheese": 30, "pizza": 20, "cake": 10}
 PIECES = sum(BAG.values())
 SET_SIZE = 5
@@ -82,6 +97,27 @@ def empty_pieces() -> dict[str, int]:
     return dict.fromkeys(SORTS, 0)
 
 
+def complete_sets(held: dict[str, int]) -> int:
+    return sum(count // SET_SIZE for count in held.values())
+
+
+def loose_pieces(held: dict[str, int]) -> int:
+    """Pieces that are not part of a complete set of five."""
+    return sum(count % SET_SIZE for count in held.values())
+
+
+def faces(values: list[int]) -> str:
+    return " ".join(DIE_FACES[value - 1] for value in values)
+
+
+def pieces_phrase(pieces: dict[str, int]) -> Any:
+    """ "2 × cheese, 1 × cake": the sorts present, in the order cheese, pizza, cake."""
+    return joined(
+        [sentence(SORT_COUNTS[sort], count=pieces[sort]) for sort in SORTS if pieces[sort]],
+        LIST_SEPARATOR,
+    )
+
+
 def table_winner(dice: list[dict[str, int] | None]) -> int | None:
     """The seat that takes a table's pieces: most dice, then the higher value; None when nobody
     played there or the best two are equal in both."""
@@ -103,6 +139,14 @@ class CafeFatal(Engine):
     name = "Café Fatal"
     min_players = 2
     max_players = 5
+    breakdown_columns = (
+        Column("cheese", gettext_noop("Cheese")),
+        Column("pizza", gettext_noop("Pizza")),
+        Column("cake", gettext_noop("Cake")),
+        Column("sets", gettext_noop("Complete sets")),
+        Column("loose", gettext_noop("Loose pieces")),
+        Column("points", gettext_noop("Points")),
+    )
 
     # --- set-up --------------------------------------------------------------------------------
     def new_game(self, n_players: int, options: dict[str, Any] | None = None) -> State:
@@ -126,6 +170,7 @@ class CafeFatal(Engine):
             "values": [[] for _ in range(n_players)],
             "held": [empty_pieces() for _ in range(n_players)],
             "scores": [0] * n_players,
+            "last_share": None,
         }
 
     def tables_count(self, state: State) -> int:
@@ -356,13 +401,17 @@ class CafeFatal(Engine):
     def _share(self, new: State) -> None:
         tables = [dict(pieces) for pieces in new["tables"]]
         held = [dict(pieces) for pieces in new["held"]]
+        taken = []
         for table, dice in enumerate(new["dice"]):
             winner = table_winner(dice)
             if winner is None:
                 continue
             for sort in SORTS:
                 held[winner][sort] += tables[table][sort]
+            taken.append({"table": table, "seat": winner, "pieces": tables[table]})
             tables[table] = empty_pieces()
+        # What each table gave whom, so that a page can show the share as it happened.
+        new["last_share"] = {"round": new["round"], "taken": taken}
         new["tables"] = tables
         new["held"] = held
         new["scores"] = [pieces_score(pieces) for pieces in held]
@@ -426,6 +475,17 @@ class CafeFatal(Engine):
     def pieces_held(self, state: State) -> list[int]:
         return [sum(pieces.values()) for pieces in state["held"]]
 
+    def breakdown(self, state: State) -> list[dict[str, int]]:
+        return [
+            {
+                **{sort: held[sort] for sort in SORTS},
+                "sets": complete_sets(held),
+                "loose": loose_pieces(held),
+                "points": pieces_score(held),
+            }
+            for held in state["held"]
+        ]
+
     def result(self, state: State) -> GameResult:
         scores = [pieces_score(pieces) for pieces in state["held"]]
         pieces = self.pieces_held(state)
@@ -474,7 +534,66 @@ class CafeFatal(Engine):
                 for s in range(n)
             ],
             "choices": list(self.legal(state, seat)) if seat is not None else [],
+            "last_share": state["last_share"],
         }
+
+    # --- what happened ---------------------------------------------------------------------------
+    def describe_move(self, state: State, seat: int, move: Move) -> Sentence | None:
+        after = self.apply(state, seat, move)
+        if seat == CHANCE and "serve" in move:
+            return self._describe_serve(state, move["serve"])
+        if seat == CHANCE:
+            line = sentence(
+                gettext_noop("{player} rolls {dice}."),
+                player=SeatRef(state["turn"]),
+                dice=faces(move["roll"]),
+            )
+            if after["phase"] == "place":
+                return line
+            line = sentence(
+                gettext_noop("{player} rolls {dice}: no value fits, so the dice are set aside."),
+                player=SeatRef(state["turn"]),
+                dice=faces(move["roll"]),
+            )
+        else:
+            value, table = move["place"]["value"], move["place"]["table"]
+            line = sentence(
+                gettext_noop("{player} places {count} × {face} on table {table}."),
+                player=SeatRef(seat),
+                count=state["rolled"].count(value),
+                face=DIE_FACES[value - 1],
+                table=table,
+            )
+        if after["last_share"] == state["last_share"]:
+            return line
+        return joined([line, self._describe_share(after["last_share"])], SENTENCE_SEPARATOR)
+
+    def _describe_serve(self, state: State, serve: list[list[Any]]) -> Sentence:
+        served = empty_pieces()
+        for _, sort in serve:
+            served[sort] += 1
+        extras = [str(table) for table, _ in serve[self.tables_count(state) :]]
+        return sentence(
+            gettext_noop("Food is served: {pieces}; the extra pieces go to tables {extras}."),
+            pieces=pieces_phrase(served),
+            extras=", ".join(extras),
+        )
+
+    def _describe_share(self, share: dict[str, Any]) -> Any:
+        if not share["taken"]:
+            return sentence(gettext_noop("Nobody takes any food this round."))
+        return joined(
+            [
+                sentence(
+                    gettext_noop("{player} takes {pieces} from table {table}."),
+                    player=SeatRef(entry["seat"]),
+                    pieces=pieces_phrase(entry["pieces"]),
+                    table=entry["table"],
+                )
+                for entry in share["taken"]
+            ],
+            SENTENCE_SEPARATOR,
+        )
 
     # --- bots ----------------------------------------------------------------------------------
     bot_levels = (1, 2)

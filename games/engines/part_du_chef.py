@@ -13,15 +13,21 @@ from typing import Any
 
 from .base import (
     CHANCE,
+    SENTENCE_SEPARATOR,
+    Column,
     Engine,
     GameResult,
     IllegalMove,
     MalformedRecord,
     Move,
     OptionSpec,
+    SeatRef,
+    Sentence,
     State,
     competition_ranks,
     gettext_noop,
+    joined,
+    sentence,
 )
 from .registry import register
 
@@ -29,11 +35,11 @@ PIZZAS = 5
 SLICES_PER_PIZZA = 13
 KINDS = "MRFVT"
 KIND_NAMES = {
-    "M": "Margherita",
-    "R": "Reine",
-    "F": "4 Fromages",
-    "V": "Végétarienne",
-    "T": "Truffe",
+    "M": gettext_noop("Margherita"),
+    "R": gettext_noop("Reine"),
+    "F": gettext_noop("4 Fromages"),
+    "V": gettext_noop("Végétarienne"),
+    "T": gettext_noop("Truffe"),
 }
 MAJORITY_VALUE = {"M": 3, "R": 5, "F": 7, "V": 9, "T": 11}
 #: Non-burnt slices in the game, by code (a finisher is marked later with a trailing ``*``).
@@ -63,6 +69,11 @@ def is_edible(code: str) -> bool:
     return kind_of(code) is not None
 
 
+def code_label(code: str) -> str:
+    """A slice code as people read it: the finisher's ``*`` becomes a star (``R2★``)."""
+    return code.replace("*", "★")
+
+
 def slice_code(state: State, slice_id: int) -> str:
     return state["pizzas"][slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
 
@@ -86,7 +97,25 @@ class PartDuChef(Engine):
     min_players = 2
     max_players = 5
     option_specs = (
-        OptionSpec("marianne", False, (False, True), gettext_noop("La Marianne bonus card")),
+        OptionSpec(
+            "marianne",
+            False,
+            (False, True),
+            gettext_noop("La Marianne bonus card"),
+            choice_labels=(gettext_noop("Without La Marianne"), gettext_noop("With La Marianne")),
+            help=gettext_noop(
+                "The card follows each round's chef; once in the game its holder may swap two "
+                "of their kept slices for two kept slices of other players."
+            ),
+        ),
+    )
+    breakdown_columns = (
+        Column("olives", gettext_noop("Olives")),
+        Column("slice_points", gettext_noop("Slice points")),
+        Column("majority", gettext_noop("Majorities")),
+        Column("variety", gettext_noop("Variety bonus")),
+        Column("burnt", gettext_noop("Burnt slices")),
+        Column("total", gettext_noop("Total")),
     )
 
     # --- set-up --------------------------------------------------------------------------------
@@ -468,6 +497,73 @@ class PartDuChef(Engine):
         give = rng.sample(state["kept"][seat], 2)
         get = rng.sample(others, 2)
         return {"marianne": {"give": give, "get": get}}
+
+    # --- what happened ---------------------------------------------------------------------------
+    def describe_move(self, state: State, seat: int, move: Move) -> Sentence | None:
+        if seat == CHANCE:
+            return None  # the deal: each pizza shows itself when its round starts
+        player = SeatRef(seat)
+        if "marianne" in move:
+            return self._describe_marianne(state, player, move["marianne"])
+        if "cut" in move:
+            return sentence(
+                gettext_noop("{player} cuts pizza {number} at positions {cut}."),
+                player=player,
+                number=state["round"] + 1,
+                cut=", ".join(str(start) for start in sorted(move["cut"])),
+            )
+        return self._describe_take(state, player, move)
+
+    def _describe_take(self, state: State, player: SeatRef, move: Move) -> Sentence:
+        index = move["take"]
+        slices = self._labels(state, state["portions"][index])
+        eaten = sorted(move.get("eat", []))
+        if eaten:
+            take = sentence(
+                gettext_noop("{player} takes portion {portion} ({slices}) and eats {eaten}."),
+                player=player,
+                portion=index,
+                slices=slices,
+                eaten=self._labels(state, eaten),
+            )
+        else:
+            take = sentence(
+                gettext_noop("{player} takes portion {portion} ({slices})."),
+                player=player,
+                portion=index,
+                slices=slices,
+            )
+        steal = move.get("steal", {})
+        steals = [
+            sentence(
+                gettext_noop("{player} takes {slice} from {victim}."),
+                player=player,
+                slice=self._labels(state, [min(self._kept_of_kind(state, steal[kind], kind))]),
+                victim=SeatRef(steal[kind]),
+            )
+            for kind in KINDS
+            if kind in steal
+        ]
+        return joined([take, *steals], SENTENCE_SEPARATOR)
+
+    def _describe_marianne(self, state: State, player: SeatRef, swap: dict[str, Any]) -> Sentence:
+        (give_a, give_b), ((to_a, get_a), (to_b, get_b)) = swap["give"], swap["get"]
+        return sentence(
+            gettext_noop(
+                "{player} plays La Marianne: gives {give_a} to {to_a} for {get_a}, "
+                "and {give_b} to {to_b} for {get_b}."
+            ),
+            player=player,
+            give_a=self._labels(state, [give_a]),
+            to_a=SeatRef(to_a),
+            get_a=self._labels(state, [get_a]),
+            give_b=self._labels(state, [give_b]),
+            to_b=SeatRef(to_b),
+            get_b=self._labels(state, [get_b]),
+        )
+
+    def _labels(self, state: State, slice_ids: list[int]) -> str:
+        return ", ".join(code_label(slice_code(state, i)) for i in slice_ids)
 
     # --- bots -----------------------------------------------------------------------------------
     bot_levels = (1, 2)

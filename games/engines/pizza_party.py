@@ -18,13 +18,19 @@ from typing import Any
 
 from .base import (
     CHANCE,
+    SENTENCE_SEPARATOR,
+    Column,
     Engine,
     GameResult,
     IllegalMove,
     Move,
     OptionSpec,
+    SeatRef,
+    Sentence,
     State,
     gettext_noop,
+    joined,
+    sentence,
 )
 from .registry import register
 
@@ -194,9 +200,29 @@ class PizzaParty(Engine):
     max_players = 3
     option_specs = (
         OptionSpec(
-            "variant", "standard", ("standard", "duel"), gettext_noop("Variant (duel: 2 players)")
+            "variant",
+            "standard",
+            ("standard", "duel"),
+            gettext_noop("Variant (duel: 2 players)"),
+            choice_labels=(
+                gettext_noop("Standard (3 players)"),
+                gettext_noop("Duel (2 players and a neutral colour)"),
+            ),
+            help=gettext_noop(
+                "Three players play the standard game; two play the duel, where chance plays "
+                "a neutral third colour."
+            ),
         ),
     )
+    breakdown_columns = (
+        Column("on_board", gettext_noop("Toppings on the board")),
+        Column("won", gettext_noop("Cells won from others")),
+        Column("lost", gettext_noop("Toppings lost")),
+    )
+
+    def table_options(self, n_players: int) -> tuple[OptionSpec, ...]:
+        # The number of players decides the variant: nothing is left to choose.
+        return ()
 
     # --- set-up --------------------------------------------------------------------------------
     def normalise_options(self, n_players: int, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -235,6 +261,8 @@ class PizzaParty(Engine):
             "picks": [None] * COLOURS,
             "picks_from": None,
             "last_cut": None,
+            "won": [0] * COLOURS,
+            "lost": [0] * COLOURS,
             "end": None,
         }
         self._skip_passes(state)
@@ -269,6 +297,11 @@ class PizzaParty(Engine):
 
     def _colour_of_mover(self, state: State, seat: int) -> int:
         return NEUTRAL if seat == CHANCE else seat
+
+    def simultaneous_step(self, state: State) -> str | None:
+        if state["phase"] == "cut" and any(s != CHANCE for s in self.to_move(state)):
+            return f"cut-{state['round']}"
+        return None
 
     # --- checking moves ------------------------------------------------------------------------
     def check(self, state: State, seat: int, move: Any) -> None:
@@ -367,6 +400,12 @@ class PizzaParty(Engine):
         round_number = new["round"]
         lines = lines_of_picks(picks, round_number)
         board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines)
+        lost, won = list(new["lost"]), list(new["won"])
+        for i in removed:
+            lost[new["board"][i]] += 1
+        for i in filled:
+            won[board[i]] += 1
+        new["lost"], new["won"] = lost, won
         new["board"] = board
         new["supply"] = supply
         new["last_cut"] = {
@@ -440,6 +479,13 @@ class PizzaParty(Engine):
             return []
         return leaders
 
+    def breakdown(self, state: State) -> list[dict[str, int]]:
+        on_board = self.on_board(state)
+        return [
+            {"on_board": on_board[seat], "won": state["won"][seat], "lost": state["lost"][seat]}
+            for seat in range(state["n"])
+        ]
+
     def result(self, state: State) -> GameResult:
         if state["phase"] != "over":
             raise IllegalMove(gettext_noop("The game is not over yet."))
@@ -498,6 +544,39 @@ class PizzaParty(Engine):
             "last_cut": state["last_cut"],
             "result": None if playing else self.result(state).as_json(),
         }
+
+    # --- what happened ---------------------------------------------------------------------------
+    def describe_move(self, state: State, seat: int, move: Move) -> Sentence | None:
+        if "place" in move:
+            cell = f"[{move['place'][0]}, {move['place'][1]}]"
+            if seat == CHANCE:
+                return sentence(
+                    gettext_noop("The neutral colour adds a topping on {cell}."), cell=cell
+                )
+            return sentence(
+                gettext_noop("{player} adds a topping on {cell}."), player=SeatRef(seat), cell=cell
+            )
+        if seat == CHANCE:
+            line = sentence(
+                gettext_noop("The neutral colour's die shows {pick}."), pick=move["cut"]
+            )
+        else:
+            line = sentence(
+                gettext_noop("{player} picks cut {pick}."), player=SeatRef(seat), pick=move["cut"]
+            )
+        after = self.apply(state, seat, move)
+        if after["last_cut"] == state["last_cut"]:
+            return line
+        removed, filled = after["last_cut"]["removed"], after["last_cut"]["filled"]
+        if removed:
+            outcome = sentence(
+                gettext_noop("Toppings removed by the cut: {removed}; cells refilled: {filled}."),
+                removed=len(removed),
+                filled=len(filled),
+            )
+        else:
+            outcome = sentence(gettext_noop("The cut changes nothing."))
+        return joined([line, outcome], SENTENCE_SEPARATOR)
 
     # --- records -------------------------------------------------------------------------------
     def record_move(self, seat: int, move: Move, viewer: int | None, final: bool) -> Move | None:

@@ -622,3 +622,58 @@ def test_the_bot_wins_most_three_player_games_against_two_random_players():
             state = ENGINE.apply(state, seat, move)
         wins += ENGINE.result(state).ranks[me] == 1
     assert wins >= 180
+
+
+# --- the move log and the breakdown ----------------------------------------------------------
+def test_a_serve_reads_as_the_pieces_served_and_where_the_extras_go():
+    state = ENGINE.new_game(3)
+    serve = [[t, "cheese"] for t in range(8)] + [[8, "pizza"], [4, "cake"], [7, "pizza"]]
+    assert str(ENGINE.describe_move(state, CHANCE, {"serve": serve})) == (
+        "Food is served: 8 × cheese, 2 × pizza, 1 × cake; the extra pieces go to tables 4, 7."
+    )
+
+
+def test_a_roll_and_a_placement_read_as_the_dice_shown_and_placed():
+    state = position(2, turn=0)
+    assert str(ENGINE.describe_move(state, CHANCE, {"roll": [3, 3, 5, 1, 6, 2]})) == (
+        "seat 0 rolls ⚂ ⚂ ⚄ ⚀ ⚅ ⚁."
+    )
+    state = ENGINE.apply(state, CHANCE, {"roll": [3, 3, 5, 1, 6, 2]})
+    assert str(ENGINE.describe_move(state, 0, place(3, 4))) == "seat 0 places 2 × ⚂ on table 4."
+
+
+def test_dice_set_aside_are_said_so():
+    state = position(2, [(0, 0, 1, 2), (8, 0, 1, 2)], turn=0)
+    assert str(ENGINE.describe_move(state, CHANCE, {"roll": [1, 1]})) == (
+        "seat 0 rolls ⚀ ⚀: no value fits, so the dice are set aside."
+    )
+
+
+def test_the_move_that_ends_the_dice_phase_also_tells_the_share():
+    food = {4: {"cheese": 2, "cake": 1}, 0: {"pizza": 1}}
+    dice = [(4, 0, 2, 4), (4, 1, 6, 4), (0, 1, 5, 2)]
+    state = position(2, dice, tables=food, turn=0, remaining=[1, 0])
+    state = ENGINE.apply(state, CHANCE, {"roll": [2]})
+    assert str(ENGINE.describe_move(state, 0, place(2, 4))) == (
+        "seat 0 places 1 × ⚁ on table 4. seat 1 takes 1 × pizza from table 0. "
+        "seat 0 takes 2 × cheese, 1 × cake from table 4."
+    )
+    after = ENGINE.apply(state, 0, place(2, 4))
+    assert after["last_share"] == {
+        "round": 0,
+        "taken": [
+            {"table": 0, "seat": 1, "pieces": pieces(pizza=1)},
+            {"table": 4, "seat": 0, "pieces": pieces(cheese=2, cake=1)},
+        ],
+    }
+    assert ENGINE.view(after, None)["last_share"] == after["last_share"]
+
+
+def test_the_breakdown_counts_pieces_per_sort_sets_loose_pieces_and_points():
+    held = [{"cheese": 7, "pizza": 5, "cake": 1}, {"cake": 10}]
+    state = {**position(2, held=held), "phase": "over", "turn": None}
+    # Seat 0: a cheese wheel (10) + 2 cheese (2) + a whole pizza (20) + 1 cake (5) = 37.
+    assert ENGINE.breakdown(state) == [
+        {"cheese": 7, "pizza": 5, "cake": 1, "sets": 2, "loose": 3, "points": 37},
+        {"cheese": 0, "pizza": 0, "cake": 10, "sets": 2, "loose": 0, "points": 100},
+    ]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from games.engines import CHANCE, IllegalMove, get_engine
+from games.engines import CHANCE, IllegalMove, SeatRef, get_engine
 from games.engines.base import competition_ranks
 from games.engines.part_du_chef import (
     ENGINE,
@@ -399,3 +399,48 @@ def test_the_record_of_a_running_game_hides_later_pizzas():
     record = export_record(ENGINE, state, ["a", "b", "c"], viewer=0)
     assert record["pizzas"][0] == PIZZA
     assert record["pizzas"][1:] == [None] * 4
+
+
+# --- the move log --------------------------------------------------------------------------------
+def test_the_deal_needs_no_log_line():
+    state = ENGINE.new_game(3)
+    deal = {"deal": {"first_chef": 0, "pizzas": make_deal(PIZZA)}}
+    assert ENGINE.describe_move(state, CHANCE, deal) is None
+
+
+def test_a_cut_reads_as_the_chef_cutting_pizza_k_at_its_start_positions():
+    state = dealt(3, PIZZA)
+    line = ENGINE.describe_move(state, 0, {"cut": [8, 0, 4]})
+    assert line.template == "{player} cuts pizza {number} at positions {cut}."
+    assert line.params == {"player": SeatRef(0), "number": 1, "cut": "0, 4, 8"}
+    assert str(line) == "seat 0 cuts pizza 1 at positions 0, 4, 8."
+
+
+def test_a_take_names_the_portions_slices_what_is_eaten_and_each_steal():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    plain = ENGINE.describe_move(state, 2, {"take": 1})
+    assert str(plain) == "seat 2 takes portion 1 (F1, F1, V1, V1)."
+    move = {"take": 2, "eat": [11, 8], "steal": {"R": 1}}
+    line = ENGINE.describe_move(state, 2, move)
+    # Seat 1 keeps R2 slices 0 and 1: the steal takes the lowest id, an R2.
+    assert str(line) == (
+        "seat 2 takes portion 2 (T1, R2★, C, M3, B) and eats T1, M3. seat 2 takes R2 from seat 1."
+    )
+    assert line.params["rest"].params["victim"] == SeatRef(1)
+
+
+def test_la_marianne_reads_as_two_swaps():
+    state = dealt(3, PIZZA, marianne=True)
+    state = play(
+        state, (0, {"cut": [0, 4, 8]}), (1, {"take": 2}), (2, {"take": 0}), (0, {"take": 1})
+    )
+    state = play(state, (1, {"cut": [0, 4, 8]}), (2, {"take": 0}), (0, {"take": 1}))
+    swap = {"marianne": {"give": [10, 12], "get": [[0, 4], [2, 0]]}}
+    assert str(ENGINE.describe_move(state, 1, swap)) == (
+        "seat 1 plays La Marianne: gives C to seat 0 for F1, and B to seat 2 for R2."
+    )
+
+
+def test_the_breakdown_columns_are_the_replay_keys_in_order():
+    keys = [column.key for column in ENGINE.breakdown_columns]
+    assert keys == ["olives", "slice_points", "majority", "variety", "burnt", "total"]

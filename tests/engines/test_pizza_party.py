@@ -709,3 +709,56 @@ def test_both_bot_levels_play_legal_moves_in_both_variants():
         bot_move(ENGINE.new_game(3), B, random.Random(0))
     assert ENGINE.bot_move(ENGINE.new_game(3), A, random.Random(0))["place"]
     assert ENGINE.bot_move_strong(ENGINE.new_game(2), A, random.Random(0))["place"]
+
+
+# --- the move log and the breakdown ----------------------------------------------------------
+def test_a_placement_reads_as_adding_a_topping_on_its_cell():
+    state = ENGINE.new_game(2)
+    assert str(ENGINE.describe_move(state, A, {"place": [1, -2]})) == (
+        "seat 0 adds a topping on [1, -2]."
+    )
+    state = ENGINE.apply(ENGINE.apply(state, A, {"place": [1, -2]}), B, {"place": [0, 1]})
+    assert str(ENGINE.describe_move(state, CHANCE, {"place": [-1, -1]})) == (
+        "The neutral colour adds a topping on [-1, -1]."
+    )
+
+
+def test_the_pick_that_closes_the_step_also_tells_what_the_cut_did():
+    state = position({A: [(3, -3), (3, -2)], B: [(3, 0), (0, 0), (1, 1)], C: [(-3, 0)]})
+    assert str(ENGINE.describe_move(state, B, {"cut": 6})) == "seat 1 picks cut 6."
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 6}), B, {"cut": 6})
+    # Strict majority of A in the row q = 3: B's [3, 0] goes, A fills it.
+    assert str(ENGINE.describe_move(state, C, {"cut": 6})) == (
+        "seat 2 picks cut 6. Toppings removed by the cut: 1; cells refilled: 1."
+    )
+    calm = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, n=2)
+    calm = ENGINE.apply(ENGINE.apply(calm, A, {"cut": 6}), B, {"cut": 6})
+    assert str(ENGINE.describe_move(calm, CHANCE, {"cut": 6})) == (
+        "The neutral colour's die shows 6. The cut changes nothing."
+    )
+
+
+def test_the_picks_of_a_round_are_one_simultaneous_step():
+    state = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, round_number=4)
+    assert ENGINE.simultaneous_step(state) == "cut-4"
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 6}), B, {"cut": 6})
+    assert ENGINE.simultaneous_step(state) == "cut-4"
+    after = ENGINE.apply(state, C, {"cut": 6})
+    assert after["phase"] == "add" and ENGINE.simultaneous_step(after) is None
+    duel = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, n=2)
+    duel = ENGINE.apply(ENGINE.apply(duel, A, {"cut": 6}), B, {"cut": 6})
+    assert ENGINE.to_move(duel) == [CHANCE] and ENGINE.simultaneous_step(duel) is None
+
+
+def test_the_variant_follows_from_the_number_of_players_so_a_table_chooses_no_option():
+    assert ENGINE.table_options(2) == () == ENGINE.table_options(3)
+
+
+def test_the_breakdown_counts_toppings_on_the_board_cells_won_and_toppings_lost():
+    state = position({A: [(3, -3), (3, -2)], B: [(3, 0), (0, 0), (1, 1)], C: [(-3, 0)]})
+    after = cut(state, EDGES)
+    assert ENGINE.breakdown(after) == [
+        {"on_board": 3, "won": 1, "lost": 0},
+        {"on_board": 2, "won": 0, "lost": 1},
+        {"on_board": 1, "won": 0, "lost": 0},
+    ]

@@ -1,0 +1,731 @@
+"""The live benchmark (issue 10): how long until every seat sees a move, against a floor.
+
+It starts what it measures itself: daphne (one or more processes) and the worker, on PostgreSQL
+and Redis when ``DATABASE_URL`` / ``REDIS_URL`` are set, on the embedded default otherwise; and, in
+the same run, the floor (``bench/floor_asgi.py``: a bare Channels consumer that forwards a group
+message to its sockets, served by daphne the same way). It creates players and 3-player La Part
+du Chef tables, opens a socket for every seat, and offers moves through the JSON API.
+
+- ``--mode latency``: one move per table every ``--period`` seconds. Latency is the time from
+  sending a move's POST to the frame with the new version arriving on all three seat sockets.
+- ``--mode saturation``: every table plays its next move as soon as all its seats saw the last
+  one (a closed loop); the figure is moves per second.
+- ``--idle N``: N more sockets that only watch, for the memory per socket.
+
+It checks correctness as it goes: versions only grow on every socket, every seat ends on the
+table's final version, every accepted move is in the record once. It exits non-zero when one of
+those checks fails (the CI smoke, ``--smoke``, relies on that), and prints the figures: p50, p95
+and p99 of site and floor and their ratio, moves/s, errors, missing pushes, CPU seconds of every
+component, database connections at peak, memory.
+
+    .venv/bin/python bench/live.py --tables 300 --period 10 --duration 60
+    .venv/bin/python bench/live.py --mode saturation --tables 30 --duration 30 --processes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import re
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import aiohttp  # noqa: E402
+
+from tests.live_server import LiveSite, free_port, wait_for_port  # noqa: E402
+
+VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
+GAME = "part-du-chef"
+SEATS = 3
+PUSH_TIMEOUT = 60.0
+
+
+# --- what the machine's processes spend ---------------------------------------------------------
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid: int, exited_children: bool = False) -> float:
+    """CPU time of a process (with its children that have exited, for PostgreSQL's backends)."""
+    try:
+        fields = _stat(pid)
+    except OSError:
+        return 0.0
+    ticks = sum(int(fields[i]) for i in ((11, 12, 13, 14) if exited_children else (11, 12)))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def live_children(pid: int) -> list[int]:
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                if int(_stat(int(entry.name))[1]) == pid:
+                    children.append(int(entry.name))
+    return children
+
+
+def tree_cpu(pid: int) -> float:
+    """A server and all its children, live or exited (the postmaster and its backends)."""
+    return cpu_seconds(pid, exited_children=True) + sum(
+        cpu_seconds(child) for child in live_children(pid)
+    )
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def processes_named(name: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if (entry / "comm").read_text().strip() == name:
+                    found.append(int(entry.name))
+    return found
+
+
+def root_processes(name: str) -> list[int]:
+    """Processes called ``name`` whose parent is not (the postmaster, the redis server)."""
+    pids = set(processes_named(name))
+    roots = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if int(_stat(pid)[1]) not in pids:
+                roots.append(pid)
+    return roots
+
+
+class CpuMeter:
+    """CPU seconds of each component between ``start`` and ``stop``. PostgreSQL counts with its
+    backends; every other component is one process (the load generator without the servers it
+    started)."""
+
+    TREES = frozenset({"postgres"})
+
+    def __init__(self, components: dict[str, list[int]]) -> None:
+        self.components = components
+
+    def read(self) -> dict[str, float]:
+        return {
+            name: sum(tree_cpu(p) if name in self.TREES else cpu_seconds(p) for p in pids)
+            for name, pids in self.components.items()
+        }
+
+    def start(self) -> None:
+        self.before = self.read()
+        self.started = time.monotonic()
+
+    def stop(self) -> dict[str, float]:
+        after = self.read()
+        self.seconds = time.monotonic() - self.started
+        return {name: after[name] - self.before[name] for name in after}
+
+
+class ConnectionPeak:
+    """The most connections the site's PostgreSQL database had open, sampled in a thread."""
+
+    def __init__(self, database_url: str | None) -> None:
+        self.url = database_url
+        self.peak = 0
+        self.stopping = threading.Event()
+
+    def __enter__(self) -> ConnectionPeak:
+        if self.url and self.url.startswith("postgres"):
+            self.thread = threading.Thread(target=self._sample, daemon=True)
+            self.thread.start()
+        return self
+
+    def _sample(self) -> None:
+        import psycopg
+
+        name = self.url.rsplit("/", 1)[1]
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            while not self.stopping.wait(0.2):
+                (count,) = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)
+                ).fetchone()
+                self.peak = max(self.peak, count - 1)  # not this sampler's own
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+
+
+# --- players and tables -------------------------------------------------------------------------
+@dataclass
+class Player:
+    name: str
+    token: str
+    session: str
+
+
+def prepare_django(site: LiveSite) -> None:
+    """This process reads and writes the site's database directly, to create players."""
+    for key in ("DATABASE_URL", "SQLITE_PATH", "PDC_VAR_DIR", "REDIS_URL"):
+        if key in site.env:
+            os.environ[key] = site.env[key]
+    os.environ["DJANGO_SETTINGS_MODULE"] = "pdc_site.settings"
+    import django
+
+    django.setup()
+
+
+def create_players(count: int, prefix: str) -> list[Player]:
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+
+    from players.models import ApiToken
+
+    user_model = get_user_model()
+    store_class = import_module(settings.SESSION_ENGINE).SessionStore
+    backend = settings.AUTHENTICATION_BACKENDS[-1]
+    users = user_model.objects.bulk_create(
+        [user_model(username=f"{prefix}{i}", password="!") for i in range(count)]
+    )
+    if users and users[0].pk is None:  # a database that does not return ids
+        users = list(user_model.objects.filter(username__startswith=prefix).order_by("pk"))
+    players = []
+    for user in users:
+        _token, raw = ApiToken.issue(user, "bench")
+        store = store_class()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = backend
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        players.append(Player(user.username, raw, store.session_key))
+    return players
+
+
+# --- sockets ------------------------------------------------------------------------------------
+@dataclass
+class Watcher:
+    """One socket and the versions it has seen."""
+
+    last: int = -1
+    violations: int = 0
+    frames: int = 0
+    closed: bool = False
+    waiters: list[tuple[int, asyncio.Future]] = field(default_factory=list)
+    task: asyncio.Task | None = None
+    socket: Any = None
+
+    def saw(self, version: int, when: float) -> None:
+        if version < self.last:
+            self.violations += 1
+        self.last = max(self.last, version)
+        still = []
+        for wanted, future in self.waiters:
+            if wanted <= self.last and not future.done():
+                future.set_result(when)
+            elif not future.done():
+                still.append((wanted, future))
+        self.waiters = still
+
+    async def wait_for(self, version: int) -> float:
+        if self.last >= version:
+            return time.perf_counter()
+        future = asyncio.get_running_loop().create_future()
+        self.waiters.append((version, future))
+        return await future
+
+
+async def open_socket(
+    http: aiohttp.ClientSession, url: str, origin: str, session: str | None
+) -> Watcher:
+    headers = {"Origin": origin}
+    if session:
+        headers["Cookie"] = f"sessionid={session}"
+    socket = await http.ws_connect(url, headers=headers, heartbeat=None, max_msg_size=0)
+    watcher = Watcher(socket=socket)
+
+    async def read() -> None:
+        async for message in socket:
+            if message.type == aiohttp.WSMsgType.TEXT:
+                now = time.perf_counter()
+                watcher.frames += 1
+                for version in VERSION.findall(message.data):
+                    watcher.saw(int(version), now)
+        watcher.closed = True
+
+    watcher.task = asyncio.ensure_future(read())
+    return watcher
+
+
+async def close_socket(watcher: Watcher) -> None:
+    with contextlib.suppress(Exception):
+        await watcher.socket.close()
+    if watcher.task:
+        watcher.task.cancel()
+
+
+# --- results ------------------------------------------------------------------------------------
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    errors: Counter = field(default_factory=Counter)
+    missing: int = 0
+    moves: int = 0
+
+    def percentile(self, p: float) -> float | None:
+        if not self.latencies:
+            return None
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def ms(value: float | None) -> str:
+    return (
+        "—"
+        if value is None
+        else f"{value * 1000:,.0f} ms"
+        if value >= 0.1
+        else f"{value * 1000:.1f} ms"
+    )
+
+
+# --- the site -----------------------------------------------------------------------------------
+class SiteTable:
+    """A 3-player table of the site: its players by seat, its sockets, what the API said last."""
+
+    def __init__(self, base: str, players: list[Player]) -> None:
+        self.base = base
+        self.players = players
+        self.id: int | None = None
+        self.by_seat: dict[int, Player] = {}
+        self.watchers: list[Watcher] = []
+        self.data: dict[str, Any] = {}
+        self.accepted = 0
+
+    async def call(
+        self, http: aiohttp.ClientSession, path: str, player: Player, body: Any = None
+    ) -> tuple[int, dict]:
+        headers = {"Authorization": f"Bearer {player.token}"}
+        method = http.post if body is not None else http.get
+        async with method(self.base + path, json=body, headers=headers) as response:
+            try:
+                data = await response.json(content_type=None)
+            except ValueError:
+                data = {}
+            return response.status, data
+
+    async def open(self, http: aiohttp.ClientSession, bases: list[str], index: int) -> None:
+        first, *others = self.players
+        status, data = await self.call(
+            http, "/api/tables", first, {"game": GAME, "seats": SEATS, "mode": "friendly"}
+        )
+        if status != 201:
+            raise RuntimeError(f"could not open a table: {status} {data}")
+        self.id = data["id"]
+        for player in others:
+            status, data = await self.call(http, f"/api/tables/{self.id}/join", player, {})
+            if status != 200:
+                raise RuntimeError(f"could not join table {self.id}: {status} {data}")
+        for player in self.players:
+            _status, mine = await self.call(http, f"/api/tables/{self.id}", player)
+            self.by_seat[mine["you"]] = player
+        self.data = mine
+        self.accepted = 0
+        self.watchers = []
+        for seat in range(SEATS):
+            # The sockets of one table are spread over the processes.
+            base = bases[(index + seat) % len(bases)]
+            url = base.replace("http://", "ws://") + f"/ws/tables/{self.id}/"
+            watcher = await open_socket(http, url, base, self.by_seat[seat].session)
+            self.watchers.append(watcher)
+        await asyncio.wait_for(
+            asyncio.gather(*(w.wait_for(self.data["version"]) for w in self.watchers)), 30
+        )
+
+    async def play(self, http: aiohttp.ClientSession, rng: random.Random, tally: Tally) -> bool:
+        """One move and its pushes; False when the table is over."""
+        if self.data.get("status") != "playing" or not self.data.get("to_move"):
+            return False
+        mover = self.by_seat[self.data["to_move"][0]]
+        if self.data.get("you") != self.data["to_move"][0]:
+            _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
+        move = choose_move(self.data, rng)
+        started = time.perf_counter()
+        status, answer = await self.call(
+            http,
+            f"/api/tables/{self.id}/moves",
+            mover,
+            {"version": self.data["version"], "move": move},
+        )
+        if status != 200:
+            tally.errors[status] += 1
+            _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
+            return True
+        self.accepted += 1
+        tally.moves += 1
+        self.data = answer
+        await self.await_pushes(answer["version"], started, tally)
+        return True
+
+    async def await_pushes(self, version: int, started: float, tally: Tally) -> None:
+        waits = [asyncio.ensure_future(w.wait_for(version)) for w in self.watchers]
+        done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
+        for future in pending:
+            future.cancel()
+        tally.missing += len(pending)
+        if not pending:
+            tally.latencies.append(max(f.result() for f in done) - started)
+
+    async def check_final(self, http: aiohttp.ClientSession) -> list[str]:
+        """Every seat on the final version; every accepted move in the record once."""
+        problems = []
+        _status, data = await self.call(http, f"/api/tables/{self.id}", self.players[0])
+        final = data["version"]
+        for seat, watcher in enumerate(self.watchers):
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(watcher.wait_for(final), 15)
+            if watcher.last != final:
+                problems.append(f"table {self.id} seat {seat} ended on {watcher.last}, not {final}")
+            if watcher.violations:
+                problems.append(f"table {self.id} seat {seat}: versions went back")
+        _status, record = await self.call(http, f"/api/tables/{self.id}/record", self.players[0])
+        played = [m for m in record.get("moves", []) if "seat" in m]
+        if len(played) != self.accepted:
+            problems.append(
+                f"table {self.id}: {self.accepted} moves accepted, {len(played)} in the record"
+            )
+        return problems
+
+
+def choose_move(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A legal La Part du Chef move from the table the mover sees (cut and take by hand; any
+    other step, such as the chillies, from the API's list of legal moves)."""
+    view = data["view"]
+    if view["phase"] == "cut":
+        return {"cut": sorted(rng.sample(range(13), view["players"]))}
+    if view["phase"] == "take":
+        free = [p["index"] for p in view["portions"] if p["taken_by"] is None]
+        return {"take": rng.choice(free), "eat": []}
+    return rng.choice(data["legal"])
+
+
+# --- the floor ----------------------------------------------------------------------------------
+class FloorTable:
+    def __init__(self, base: str, number: int) -> None:
+        self.base = base
+        self.id = number
+        self.version = 0
+        self.watchers: list[Watcher] = []
+
+    async def open(self, http: aiohttp.ClientSession, bases: list[str], index: int) -> None:
+        for seat in range(SEATS):
+            base = bases[(index + seat) % len(bases)]
+            url = base.replace("http://", "ws://") + f"/ws/floor/{self.id}/"
+            self.watchers.append(await open_socket(http, url, base, None))
+
+    async def play(self, http: aiohttp.ClientSession, rng: random.Random, tally: Tally) -> bool:
+        self.version += 1
+        started = time.perf_counter()
+        async with http.post(f"{self.base}/send/{self.id}/{self.version}") as response:
+            await response.read()
+            if response.status != 200:
+                tally.errors[response.status] += 1
+                return True
+        tally.moves += 1
+        waits = [asyncio.ensure_future(w.wait_for(self.version)) for w in self.watchers]
+        done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
+        for future in pending:
+            future.cancel()
+        tally.missing += len(pending)
+        if not pending:
+            tally.latencies.append(max(f.result() for f in done) - started)
+        return True
+
+    async def check_final(self, http: aiohttp.ClientSession) -> list[str]:
+        return [
+            f"floor {self.id} seat {seat}: versions went back"
+            for seat, w in enumerate(self.watchers)
+            if w.violations
+        ]
+
+
+# --- driving the load ---------------------------------------------------------------------------
+async def drive(
+    tables: list[Any],
+    http: aiohttp.ClientSession,
+    mode: str,
+    period: float,
+    duration: float,
+    seed: int,
+    reopen: Any = None,
+) -> Tally:
+    tally = Tally()
+    loop = asyncio.get_running_loop()
+    until = loop.time() + duration
+
+    async def run(index: int, table: Any) -> None:
+        rng = random.Random(seed * 100_003 + index)
+        if mode == "latency":
+            await asyncio.sleep(rng.uniform(0, period))
+        while loop.time() < until:
+            due = loop.time() + period
+            if not await table.play(http, rng, tally):
+                if reopen is None:
+                    return
+                await reopen(table, index)
+                continue
+            if mode == "latency":
+                await asyncio.sleep(max(0.0, due - loop.time()))
+
+    await asyncio.gather(*(run(i, t) for i, t in enumerate(tables)))
+    return tally
+
+
+@dataclass
+class Phase:
+    name: str
+    tally: Tally
+    seconds: float
+    cpu: dict[str, float]
+    problems: list[str]
+
+
+async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMeter) -> Phase:
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        tables = [FloorTable(bases[i % len(bases)], i) for i in range(args.tables)]
+        for index, table in enumerate(tables):
+            await table.open(http, bases, index)
+        meter.start()
+        tally = await drive(tables, http, args.mode, args.period, args.duration, args.seed)
+        cpu = meter.stop()
+        problems = [p for t in tables for p in await t.check_final(http)]
+        for table in tables:
+            for watcher in table.watchers:
+                await close_socket(watcher)
+    return Phase("floor", tally, meter.seconds, cpu, problems)
+
+
+async def measure_site(
+    args: argparse.Namespace, bases: list[str], players: list[Player], meter: CpuMeter
+) -> Phase:
+    connector = aiohttp.TCPConnector(limit=0)
+    spare = iter(range(args.tables, 10**9))
+    async with aiohttp.ClientSession(connector=connector) as http:
+        tables = [
+            SiteTable(bases[i % len(bases)], players[SEATS * i : SEATS * i + SEATS])
+            for i in range(args.tables)
+        ]
+        opened = asyncio.Semaphore(8)
+
+        async def open_one(index: int, table: SiteTable) -> None:
+            async with opened:
+                await table.open(http, bases, index)
+
+        await asyncio.gather(*(open_one(i, t) for i, t in enumerate(tables)))
+        problems: list[str] = []
+
+        async def reopen(table: SiteTable, index: int) -> None:
+            # A finished match: check it, then the same players open a new table.
+            problems.extend(await table.check_final(http))
+            for watcher in table.watchers:
+                await close_socket(watcher)
+            await table.open(http, bases, next(spare))
+
+        meter.start()
+        tally = await drive(
+            tables, http, args.mode, args.period, args.duration, args.seed, reopen=reopen
+        )
+        cpu = meter.stop()
+        for table in tables:
+            problems.extend(await table.check_final(http))
+        if args.idle:
+            problems.extend(await measure_idle(args, http, bases, tables, meter))
+        for table in tables:
+            for watcher in table.watchers:
+                await close_socket(watcher)
+    return Phase("site", tally, meter.seconds, cpu, problems)
+
+
+async def measure_idle(
+    args: argparse.Namespace,
+    http: aiohttp.ClientSession,
+    bases: list[str],
+    tables: list[SiteTable],
+    meter: CpuMeter,
+) -> list[str]:
+    """``--idle N`` sockets that only watch (as logged-in players, on the first process): memory
+    per socket, and they still get a push."""
+    web = meter.components["daphne 1"][0]
+    before = rss_mb(web)
+    watchers = []
+    for index, player in enumerate(IDLE_PLAYERS):
+        table = tables[index % len(tables)]
+        url = bases[0].replace("http://", "ws://") + f"/ws/tables/{table.id}/"
+        watchers.append(await open_socket(http, url, bases[0], player.session))
+    await asyncio.sleep(2)
+    after = rss_mb(web)
+    problems = []
+    closed = sum(w.closed for w in watchers)
+    if closed:
+        problems.append(f"{closed} of {len(watchers)} idle sockets were closed")
+    # A move on a watched table still reaches its idle watchers.
+    table = tables[0]
+    tally = Tally()
+    table.watchers.extend(w for i, w in enumerate(watchers) if i % len(tables) == 0)
+    await table.play(http, random.Random(args.seed), tally)
+    if tally.missing:
+        problems.append(f"{tally.missing} idle sockets missed a push")
+    IDLE_FIGURES.update(
+        sockets=len(watchers),
+        before=before,
+        after=after,
+        per_socket_kb=(after - before) * 1024 / max(1, len(watchers)),
+    )
+    for watcher in watchers:
+        await close_socket(watcher)
+    return problems
+
+
+IDLE_PLAYERS: list[Player] = []
+IDLE_FIGURES: dict[str, float] = {}
+
+
+# --- the run ------------------------------------------------------------------------------------
+def start_daphne(site: LiveSite, application: str) -> tuple[str, int]:
+    """A daphne process serving ``application``: its base URL and its pid."""
+    port = free_port()
+    process = site.start("-m", "daphne", "-b", "127.0.0.1", "-p", str(port), application)
+    wait_for_port(port, process)
+    return f"http://127.0.0.1:{port}", process.pid
+
+
+def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: int) -> None:
+    backend = "PostgreSQL" if site.env.get("DATABASE_URL", "").startswith("postgres") else "SQLite"
+    layer = "Redis" if site.env.get("REDIS_URL") else "in-memory layer"
+    sockets = args.tables * SEATS
+    print(
+        f"\n== live: {args.mode}, {args.tables} tables ({sockets} seat sockets), "
+        f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s"
+        + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
+    )
+    print(f"{'':8}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
+    for phase in phases:
+        t = phase.tally
+        errors = ", ".join(f"{n}×{s}" for s, n in sorted(t.errors.items())) or "0"
+        print(
+            f"{phase.name:8}{t.moves:>8}{t.moves / phase.seconds:>9.1f}"
+            f"{ms(t.percentile(50)):>10}{ms(t.percentile(95)):>10}{ms(t.percentile(99)):>10}"
+            f"  {errors:>6}  {t.missing:>7}"
+        )
+    named = {p.name: p for p in phases}
+    if "floor" in named and "site" in named:
+        floor, site_phase = named["floor"].tally, named["site"].tally
+        if floor.latencies and site_phase.latencies:
+            for p in (50, 99):
+                ratio = site_phase.percentile(p) / floor.percentile(p)
+                print(f"p{p} ratio site / floor: {ratio:.2f}")
+        if args.mode == "saturation" and floor.moves:
+            print(
+                f"site moves/s per floor message/s: "
+                f"{(site_phase.moves / named['site'].seconds) / (floor.moves / named['floor'].seconds):.3f}"
+            )
+    for phase in phases:
+        shares = ", ".join(
+            f"{name} {seconds:.1f} s ({100 * seconds / phase.seconds:.0f}%)"
+            for name, seconds in phase.cpu.items()
+        )
+        print(f"CPU during {phase.name} (of {phase.seconds:.0f} s wall): {shares}")
+    if peak:
+        print(f"database connections at peak (site): {peak}")
+    if IDLE_FIGURES:
+        f = IDLE_FIGURES
+        print(
+            f"idle sockets: {f['sockets']:.0f} on daphne 1, RSS {f['before']:.0f} → "
+            f"{f['after']:.0f} MB, {f['per_socket_kb']:.1f} KB per socket"
+        )
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=("latency", "saturation"), default="latency")
+    parser.add_argument("--tables", type=int, default=300)
+    parser.add_argument(
+        "--period", type=float, default=10.0, help="seconds between two moves of a table"
+    )
+    parser.add_argument("--duration", type=float, default=60.0)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--idle", type=int, default=0, help="extra watching sockets")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="CI: 20 s, 10 tables, 1 move/s each")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.tables, args.period, args.duration, args.mode = 10, 1.0, 20.0, "latency"
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        site = LiveSite(Path(tmp), {"PDC_WORKER_TICK": "1.0"})
+        try:
+            webs = [start_daphne(site, "pdc_site.asgi:application") for _ in range(args.processes)]
+            bases = [url for url, _pid in webs]
+            worker = site.start_worker()
+            floors = []
+            if not args.no_floor:
+                floors = [start_daphne(site, "bench.floor_asgi:application") for _ in webs]
+            prepare_django(site)
+            players = create_players(SEATS * args.tables, "p")
+            IDLE_PLAYERS.extend(create_players(args.idle, "idle"))
+            components = {f"daphne {i + 1}": [pid] for i, (_url, pid) in enumerate(webs)}
+            components["worker"] = [worker.pid]
+            components["postgres"] = root_processes("postgres")
+            components["redis"] = root_processes("redis-server")
+            components["load generator"] = [os.getpid()]
+            phases = []
+            if floors:
+                floor_meter = CpuMeter(
+                    {
+                        **{f"floor {i + 1}": [pid] for i, (_url, pid) in enumerate(floors)},
+                        "redis": components["redis"],
+                        "load generator": [os.getpid()],
+                    }
+                )
+                floor_bases = [url for url, _pid in floors]
+                phases.append(asyncio.run(measure_floor(args, floor_bases, floor_meter)))
+            with ConnectionPeak(site.env.get("DATABASE_URL")) as peak:
+                phases.append(asyncio.run(measure_site(args, bases, players, CpuMeter(components))))
+            report(args, phases, site, peak.peak)
+            problems = [p for phase in phases for p in phase.problems]
+            failed = problems or any(p.tally.errors or p.tally.missing for p in phases)
+            for problem in problems[:20]:
+                print("PROBLEM:", problem)
+            if failed:
+                print("FAILED: errors, missing pushes or wrong versions (see above)")
+                print(site.log_text()[-3000:])
+            return 1 if failed else 0
+        finally:
+            site.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
