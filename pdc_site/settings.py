@@ -116,11 +116,13 @@ else:
     }
 
 REDIS_URL = os.environ.get("REDIS_URL")
+#: Put before every key this site keeps in Redis, so that several sites may share one Redis.
+REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "pdc")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": REDIS_PREFIX},
         }
     }
     CACHES = {
@@ -128,6 +130,7 @@ if REDIS_URL:
             # Reads miss and writes are dropped while Redis is away (pdc_site/cache.py).
             "BACKEND": "pdc_site.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
+            "KEY_PREFIX": REDIS_PREFIX,
         }
     }
 else:

@@ -22,6 +22,21 @@ def isolated_cache(settings):
 
 
 @pytest.fixture(autouse=True)
+def isolated_channel_layer(settings):
+    """Each test rings and listens on groups of its own: on a shared Redis, table ids repeat
+    across test processes (each has its own database), and a doorbell or group member left by
+    one must not reach another."""
+    import copy
+    import uuid
+
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    for layer in layers.values():
+        if "CONFIG" in layer:
+            layer["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex}"
+    settings.CHANNEL_LAYERS = layers
+
+
+@pytest.fixture(autouse=True)
 def english_unless_asked():
     """A request in another language leaves that language active in the thread: each test starts
     in the default language, as a new request would."""

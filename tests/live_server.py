@@ -72,6 +72,8 @@ class LiveSite:
             "DJANGO_SERVE_STATIC": "1",
             "PDC_VAR_DIR": str(tmp),
             "PDC_WORKER_TICK": "0.2",
+            # Sites of parallel tests may share one Redis: each keeps to its own keys.
+            "REDIS_PREFIX": f"site-{uuid.uuid4().hex[:10]}",
             "PYTHONUNBUFFERED": "1",
             **(extra_env or {}),
         }
