@@ -59,9 +59,12 @@ def test_the_match_starts_when_the_last_seat_is_taken_and_moves_are_played_with_
     client = Client()
     table = post(client, "/api/tables", {"game": "part-du-chef", "seats": 2}, **bearer(ann)).json()
     joined = post(client, f"/api/tables/{table['id']}/join", **bearer(bob)).json()
-    assert joined["status"] == "playing" and joined["you"] == 1
+    assert joined["status"] == "playing"
+    # The seats were drawn when the match started: bob's is the one ``you`` names.
+    assert joined["seats"][joined["you"]]["player"] == bob.username
+    by_seat = {joined["you"]: bob, 1 - joined["you"]: ann}
     chef = joined["to_move"][0]
-    chef_headers = bearer(ann if chef == 0 else bob)
+    chef_headers = bearer(by_seat[chef])
     response = post(
         client,
         f"/api/tables/{table['id']}/moves",
@@ -74,7 +77,7 @@ def test_the_match_starts_when_the_last_seat_is_taken_and_moves_are_played_with_
         client,
         f"/api/tables/{table['id']}/moves",
         {"version": joined["version"], "move": {"take": 0}},
-        **bearer(ann if chef == 1 else bob),
+        **bearer(by_seat[1 - chef]),
     )
     assert stale.status_code == 409
     assert "error" in stale.json()
