@@ -73,6 +73,11 @@ class Listener:
             logger.warning("could not listen to group %s", self.group, exc_info=True)
         return self
 
+    @property
+    def hears(self) -> bool:
+        """Whether the doorbell reaches this listener (it joined the group)."""
+        return self.channel is not None
+
     async def wait(self, seconds: float) -> None:
         """Until the doorbell rings or ``seconds`` pass."""
         loop = asyncio.get_running_loop()

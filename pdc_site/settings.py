@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PDC_VAR_DIR", BASE_DIR / "var"))
@@ -118,11 +119,17 @@ else:
 REDIS_URL = os.environ.get("REDIS_URL")
 #: Put before every key this site keeps in Redis, so that several sites may share one Redis.
 REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "pdc")
+#: A pooled connection that Redis closed (it restarted) is opened again and the command tried
+#: once more, instead of failing the first command after Redis comes back.
+REDIS_CONNECTION = {"retry_on_error": [RedisConnectionError]}
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": REDIS_PREFIX},
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, **REDIS_CONNECTION}],
+                "prefix": REDIS_PREFIX,
+            },
         }
     }
     CACHES = {
@@ -131,6 +138,7 @@ if REDIS_URL:
             "BACKEND": "pdc_site.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_PREFIX,
+            "OPTIONS": REDIS_CONNECTION,
         }
     }
 else:

@@ -234,7 +234,7 @@ def test_an_aborted_table_frees_its_players_at_once_and_rings_the_arena(monkeypa
     round, and the arena's page is rung."""
     rung = []
     monkeypatch.setattr(services, "changed", rung.append)
-    tournament, users = running_arena(players=3, seats=3)
+    tournament, _users = running_arena(players=3, seats=3)
     jobs.seat_waiting_players()
     (table,) = live_tables(tournament)
     rung.clear()

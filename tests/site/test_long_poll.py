@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.layers import InMemoryChannelLayer
+from channels.layers import get_channel_layer
 from django.test import AsyncClient
 from redis import exceptions as redis_errors
 
@@ -76,10 +76,12 @@ async def test_one_caller_has_at_most_four_polls_waiting(monkeypatch):
 
 
 def layer_fails(monkeypatch, where: str, error: Exception) -> None:
+    """The channel layer in use (in memory, or Redis) raises ``error`` from ``where``."""
+
     async def fails(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(InMemoryChannelLayer, where, fails)
+    monkeypatch.setattr(type(get_channel_layer()), where, fails)
 
 
 @pytest.mark.parametrize(
