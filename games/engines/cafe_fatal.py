@@ -1,8 +1,8 @@
 """Café Fatal, exactly as ``spec/cafe-fatal.md`` decides.
 
-A state is a JSON object. The bag is kept as counts per sort, never as an order: every draw from
-it is a recorded chance move (``serve``), and so is every roll of the dice (``roll``). Nothing is
-hidden from anyone, so a seat's view is the whole table.
+A state is a JSON object. The food comes from an endless supply: every piece served is a recorded
+chance move (``serve``), and so is every roll of the dice (``roll``). Nothing is hidden from
+anyone, so a seat's view is the whole table.
 
 A round runs: serve (chance) → for each turn a roll (chance) and a placement (the seat) → share.
 """
@@ -42,14 +42,17 @@ SORT_COUNTS = {
 }
 #: The faces of a die as people see them (⚀ … ⚅).
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
-BAG = {"cheese": 30, "pizza": 20, "cake": 10}
-PIECES = sum(BAG.values())
+#: The chance of each sort for every piece served: cheese 1/2, pizza 1/3, cake 1/6 (as weights).
+SUPPLY_WEIGHTS = {"cheese": 3, "pizza": 2, "cake": 1}
+SORT_WEIGHTS = tuple(SUPPLY_WEIGHTS[sort] for sort in SORTS)
 SET_SIZE = 5
 #: A whole set scores its pieces' values twice: 10 for a cheese wheel, 20 a pizza, 50 a cake.
 SET_MULTIPLIER = 2
 DICE_PER_PLAYER = 6
 EXTRA_PIECES = 2
 WINNING_SCORE = 40
+#: The safety limit: the game also ends after the share of the 30th round.
+LAST_ROUND = 30
 #: Each row's first column and length on the square grid the tables sit on.
 GRID_ROWS = {
     "grid": [(0, 3), (0, 3), (0, 3)],
@@ -160,8 +163,6 @@ class CafeFatal(Engine):
             "layout": layout,
             "round": 0,
             "phase": "serve",
-            "bag": dict(BAG),
-            "bag_emptied": False,
             "tables": [empty_pieces() for _ in range(tables)],
             "dice": [[None] * n_players for _ in range(tables)],
             "remaining": [DICE_PER_PLAYER] * n_players,
@@ -180,8 +181,8 @@ class CafeFatal(Engine):
         return NEIGHBOURS[state["layout"]]
 
     def serve_size(self, state: State) -> int:
-        """The pieces the next serve puts out: one per table and two extras, or what is left."""
-        return min(sum(state["bag"].values()), self.tables_count(state) + EXTRA_PIECES)
+        """The pieces a serve puts out: one per table and two extras."""
+        return self.tables_count(state) + EXTRA_PIECES
 
     # --- whose turn ----------------------------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
@@ -291,7 +292,6 @@ class CafeFatal(Engine):
                 gettext_noop("This serve puts out {size} pieces: list {size} [table, sort] pairs."),
                 size=size,
             )
-        drawn = empty_pieces()
         for index, entry in enumerate(serve):
             if (
                 not isinstance(entry, list)
@@ -302,25 +302,16 @@ class CafeFatal(Engine):
                 raise IllegalMove(
                     gettext_noop("Each piece served is [table, sort], sort cheese, pizza or cake.")
                 )
-            table, sort = entry
+            table = entry[0]
             if index < tables and table != index:
                 raise IllegalMove(
                     gettext_noop("Piece {index} of the serve goes on table {index}."), index=index
                 )
             if not 0 <= table < tables:
                 raise IllegalMove(gettext_noop("Tables are numbered 0 to {last}."), last=tables - 1)
-            drawn[sort] += 1
         extras = [table for table, _ in serve[tables:]]
         if len(set(extras)) != len(extras):
             raise IllegalMove(gettext_noop("The two extra pieces go on two different tables."))
-        for sort in SORTS:
-            if drawn[sort] > state["bag"][sort]:
-                template = {
-                    "cheese": gettext_noop("The bag holds only {count} cheese."),
-                    "pizza": gettext_noop("The bag holds only {count} pizza."),
-                    "cake": gettext_noop("The bag holds only {count} cake."),
-                }[sort]
-                raise IllegalMove(template, count=state["bag"][sort])
 
     def _check_roll(self, state: State, roll: Any) -> None:
         count = state["remaining"][state["turn"]]
@@ -349,14 +340,10 @@ class CafeFatal(Engine):
         return new
 
     def _apply_serve(self, new: State, serve: list[list[Any]]) -> None:
-        bag = dict(new["bag"])
         tables = [dict(pieces) for pieces in new["tables"]]
         for table, sort in serve:
-            bag[sort] -= 1
             tables[table][sort] += 1
-        new["bag"] = bag
         new["tables"] = tables
-        new["bag_emptied"] = sum(bag.values()) == 0
         new["turn"] = new["round"] % new["n"]
         new["phase"] = "roll"
 
@@ -416,7 +403,7 @@ class CafeFatal(Engine):
         new["held"] = held
         new["scores"] = [pieces_score(pieces) for pieces in held]
         new["turn"] = None
-        if new["bag_emptied"] or max(new["scores"]) >= WINNING_SCORE:
+        if max(new["scores"]) >= WINNING_SCORE or new["round"] == LAST_ROUND - 1:
             new["phase"] = "over"
             return
         n = new["n"]
@@ -460,13 +447,10 @@ class CafeFatal(Engine):
         raise IllegalMove(gettext_noop("No chance move is due."))
 
     def _sample_serve(self, state: State, rng: random.Random) -> list[list[Any]]:
-        size = self.serve_size(state)
         tables = self.tables_count(state)
-        bag = [sort for sort in SORTS for _ in range(state["bag"][sort])]
-        drawn = rng.sample(bag, size)
         extras = rng.sample(range(tables), EXTRA_PIECES)
-        where = [*range(tables), *extras][:size]
-        return [[table, sort] for table, sort in zip(where, drawn, strict=True)]
+        drawn = rng.choices(SORTS, weights=SORT_WEIGHTS, k=tables + EXTRA_PIECES)
+        return [[table, sort] for table, sort in zip([*range(tables), *extras], drawn, strict=True)]
 
     # --- scoring -------------------------------------------------------------------------------
     def partial_scores(self, state: State) -> list[int]:
@@ -487,11 +471,11 @@ class CafeFatal(Engine):
         ]
 
     def result(self, state: State) -> GameResult:
-        scores = [pieces_score(pieces) for pieces in state["held"]]
-        pieces = self.pieces_held(state)
-        # Points first, then pieces: no seat holds 100 pieces, so one number orders both.
-        ranks = competition_ranks([100 * s + p for s, p in zip(scores, pieces, strict=True)])
-        return GameResult(scores, ranks, {"pieces": pieces})
+        scores = [pieces_score(held) for held in state["held"]]
+        loose = [loose_pieces(held) for held in state["held"]]
+        # Points first, then loose pieces: no seat holds 100 loose pieces (at most 4 per sort).
+        ranks = competition_ranks([100 * s + k for s, k in zip(scores, loose, strict=True)])
+        return GameResult(scores, ranks, {"pieces": self.pieces_held(state), "loose": loose})
 
     # --- views ---------------------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
@@ -507,9 +491,7 @@ class CafeFatal(Engine):
             "starting_seat": state["round"] % n,
             "to_move": [s for s in to_move if s != CHANCE],
             "layout": layout,
-            "bag": dict(state["bag"]),
-            "bag_left": sum(state["bag"].values()),
-            "bag_emptied": state["bag_emptied"],
+            "last_round": LAST_ROUND,
             "rolled": list(state["rolled"]) if state["rolled"] is not None else None,
             "tables": [
                 {

@@ -13,6 +13,7 @@ from typing import Any
 
 from .base import (
     CHANCE,
+    LIST_SEPARATOR,
     SENTENCE_SEPARATOR,
     Column,
     Engine,
@@ -138,6 +139,8 @@ class PartDuChef(Engine):
             "olives": [0] * n_players,
             "slice_points": [0] * n_players,
             "marianne_used": not options["marianne"],
+            # The chilli step: each seat's assignment once chosen (None before the step).
+            "chillies": None,
         }
 
     # --- whose turn ----------------------------------------------------------------------------
@@ -156,7 +159,16 @@ class PartDuChef(Engine):
             return [self.chef(state)]
         if phase == "take":
             return [self.chooser(state)]
+        if phase == "chillies":
+            return [
+                seat
+                for seat in range(state["n"])
+                if state["chillies"][seat] is None and self.held(state, seat, CHILLI)
+            ]
         return []
+
+    def simultaneous_step(self, state: State) -> str | None:
+        return "chillies" if state["phase"] == "chillies" else None
 
     def marianne_holder(self, state: State) -> int | None:
         """The card follows each round's chef until it is played."""
@@ -177,13 +189,47 @@ class PartDuChef(Engine):
             self._check_deal(state, move)
             return
         if seat not in self.to_move(state):
-            raise IllegalMove(gettext_noop("It is not your turn."))
-        if "marianne" in move:
+            self._refuse_out_of_turn(state, seat)
+        if state["phase"] == "chillies":
+            self._check_chillies(state, seat, move)
+        elif "marianne" in move:
             self._check_marianne(state, seat, move)
         elif state["phase"] == "cut":
             self._check_cut(state, move)
         else:
             self._check_take(state, seat, move)
+
+    def _refuse_out_of_turn(self, state: State, seat: int) -> None:
+        if state["phase"] == "chillies" and _is_int(seat) and 0 <= seat < state["n"]:
+            if not self.held(state, seat, CHILLI):
+                raise IllegalMove(
+                    gettext_noop("You keep no chilli, so you have nothing to assign.")
+                )
+            raise IllegalMove(gettext_noop("You have already assigned your chillies."))
+        raise IllegalMove(gettext_noop("It is not your turn."))
+
+    def _check_chillies(self, state: State, seat: int, move: Move) -> None:
+        if set(move) != {"chillies"}:
+            raise IllegalMove(
+                gettext_noop('Assign your chillies to kinds: {"chillies": {"T": 2}}.')
+            )
+        assignment = move["chillies"]
+        if not isinstance(assignment, dict):
+            raise IllegalMove(
+                gettext_noop("'chillies' maps kind letters to how many chillies count for each.")
+            )
+        for kind, count in assignment.items():
+            if kind not in KIND_NAMES:
+                raise IllegalMove(
+                    gettext_noop("{kind!r} is not a kind: use one of M, R, F, V, T."), kind=kind
+                )
+            if not _is_int(count) or count < 0:
+                raise IllegalMove(gettext_noop("Chillies are counted in whole numbers, 0 or more."))
+        held = self.held(state, seat, CHILLI)
+        if sum(assignment.values()) != held:
+            raise IllegalMove(
+                gettext_noop("Assign exactly as many chillies as you keep: {count}."), count=held
+            )
 
     def _check_deal(self, state: State, move: Move) -> None:
         if state["phase"] != "deal":
@@ -261,7 +307,7 @@ class PartDuChef(Engine):
             )
         kept_finishers = self._kept_finisher_kinds(state, portion, eat)
         for kind, target in steal.items():
-            if kind not in KINDS:
+            if kind not in KIND_NAMES:
                 raise IllegalMove(
                     gettext_noop("{kind!r} is not a kind: use one of M, R, F, V, T."), kind=kind
                 )
@@ -345,6 +391,8 @@ class PartDuChef(Engine):
         new["log"] = [*state["log"], [seat, move]]
         if seat == CHANCE:
             self._apply_deal(new, move["deal"])
+        elif new["phase"] == "chillies":
+            self._apply_chillies(new, seat, move["chillies"])
         elif "marianne" in move:
             self._apply_marianne(new, seat, move["marianne"])
         elif new["phase"] == "cut":
@@ -407,7 +455,19 @@ class PartDuChef(Engine):
         new["portions"] = None
         new["taken_by"] = None
         new["choosers_done"] = 0
-        new["phase"] = "over" if new["round"] == PIZZAS else "cut"
+        if new["round"] < PIZZAS:
+            new["phase"] = "cut"
+        else:
+            # Chillies cannot be eaten, so someone always keeps them and the step always comes.
+            new["phase"] = "chillies"
+            new["chillies"] = [None] * new["n"]
+
+    def _apply_chillies(self, new: State, seat: int, assignment: dict[str, int]) -> None:
+        chosen = list(new["chillies"])
+        chosen[seat] = compact_assignment(assignment)
+        new["chillies"] = chosen
+        if not self.to_move(new):
+            new["phase"] = "over"
 
     def _apply_marianne(self, new: State, seat: int, swap: dict[str, Any]) -> None:
         kept = [list(k) for k in new["kept"]]
@@ -422,6 +482,10 @@ class PartDuChef(Engine):
     # --- legal moves ---------------------------------------------------------------------------
     def legal(self, state: State, seat: int) -> Iterator[Move]:
         if seat not in self.to_move(state) or seat == CHANCE:
+            return
+        if state["phase"] == "chillies":
+            for assignment in chilli_assignments(self.held(state, seat, CHILLI)):
+                yield {"chillies": compact_assignment(assignment)}
             return
         if state["phase"] == "cut":
             for starts in itertools.combinations(range(SLICES_PER_PIZZA), state["n"]):
@@ -471,6 +535,9 @@ class PartDuChef(Engine):
                 yield {"marianne": {"give": list(give), "get": [list(get[0]), list(get[1])]}}
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        if state["phase"] == "chillies":
+            kinds = [rng.choice(KINDS) for _ in range(self.held(state, seat, CHILLI))]
+            return {"chillies": compact_assignment({k: kinds.count(k) for k in KINDS})}
         if self.may_play_marianne(state, seat) and rng.random() < 0.25:
             swap = self._random_marianne(state, seat, rng)
             if swap is not None:
@@ -503,6 +570,12 @@ class PartDuChef(Engine):
         if seat == CHANCE:
             return None  # the deal: each pizza shows itself when its round starts
         player = SeatRef(seat)
+        if "chillies" in move:
+            return sentence(
+                gettext_noop("{player} assigns their chillies: {assignment}."),
+                player=player,
+                assignment=chillies_phrase(move["chillies"]),
+            )
         if "marianne" in move:
             return self._describe_marianne(state, player, move["marianne"])
         if "cut" in move:
@@ -592,23 +665,36 @@ class PartDuChef(Engine):
                 counts[kind] += 1
         return counts
 
-    def final_counts(self, state: State) -> list[dict[str, Any]]:
-        """Each seat's kind counts with its chillies assigned as the spec decides."""
-        raw = [self.kind_counts(state, seat) for seat in range(state["n"])]
-        chillies = [self.held(state, seat, CHILLI) for seat in range(state["n"])]
+    def suggested_chillies(self, state: State, seat: int) -> dict[str, int]:
+        """The spec's suggested assignment of ``seat``'s chillies (kinds with none left out):
+        what a bot or a player out of time assigns, and what the page pre-selects."""
+        raw = [self.kind_counts(state, s) for s in range(state["n"])]
+        others = raw[:seat] + raw[seat + 1 :]
+        chillies = self.held(state, seat, CHILLI)
+        return compact_assignment(best_chilli_assignment(raw[seat], others, chillies))
+
+    def chilli_assignment(self, state: State, seat: int) -> dict[str, int]:
+        """The assignment that counts for ``seat``: the one chosen, or the suggestion while the
+        seat has not chosen yet (so that scores can be judged before the end)."""
+        chosen = state["chillies"][seat] if state["chillies"] is not None else None
+        return chosen if chosen is not None else self.suggested_chillies(state, seat)
+
+    def final_counts(self, state: State) -> list[dict[str, int]]:
+        """Each seat's kind counts with its chillies assigned."""
         out = []
         for seat in range(state["n"]):
-            others = [raw[o] for o in range(state["n"]) if o != seat]
-            assignment = best_chilli_assignment(raw[seat], others, chillies[seat])
-            counts = {k: raw[seat][k] + assignment[k] for k in KINDS}
-            out.append({"counts": counts, "chillies": assignment})
+            counts = self.kind_counts(state, seat)
+            if self.held(state, seat, CHILLI):
+                for kind, count in self.chilli_assignment(state, seat).items():
+                    counts[kind] += count
+            out.append(counts)
         return out
 
     def held(self, state: State, seat: int, code: str) -> int:
         return sum(1 for i in state["kept"][seat] if slice_code(state, i) == code)
 
     def breakdown(self, state: State) -> list[dict[str, int]]:
-        counts = [entry["counts"] for entry in self.final_counts(state)]
+        counts = self.final_counts(state)
         rows = []
         for seat in range(state["n"]):
             majority = majority_points(counts[seat], counts[:seat] + counts[seat + 1 :])
@@ -678,6 +764,26 @@ class PartDuChef(Engine):
                 if state["options"]["marianne"]
                 else None
             ),
+            "chillies": self._chillies_view(state, seat),
+        }
+
+    def _chillies_view(self, state: State, seat: int | None) -> dict[str, Any] | None:
+        """The chilli step as ``seat`` may see it: who holds how many and who has chosen; the
+        choices themselves only to their owner until the last is in, then to everyone."""
+        if state["chillies"] is None:
+            return None
+        n = state["n"]
+        over = state["phase"] == "over"
+        chosen = state["chillies"]
+        open_to_me = not over and seat is not None and seat in self.to_move(state)
+        return {
+            "held": [self.held(state, s, CHILLI) for s in range(n)],
+            "chosen": [chosen[s] is not None for s in range(n)],
+            "assignments": [
+                dict(chosen[s]) if chosen[s] is not None and (over or s == seat) else None
+                for s in range(n)
+            ],
+            "suggested": self.suggested_chillies(state, seat) if open_to_me else None,
         }
 
     # --- records -------------------------------------------------------------------------------
@@ -691,6 +797,9 @@ class PartDuChef(Engine):
     def record_move(self, seat: int, move: Move, viewer: int | None, final: bool) -> Move | None:
         if seat == CHANCE:
             return None  # the deal lives in the header
+        if "chillies" in move and viewer != seat and not final:
+            # A chilli choice is secret until the last is in, which ends the game.
+            return None
         return {"seat": seat, **move}
 
     def header_moves(self, record: dict[str, Any], n_players: int) -> list[tuple[str, int, Move]]:
@@ -755,6 +864,22 @@ def majority_points(mine: dict[str, int], others: list[dict[str, int]]) -> int:
         MAJORITY_VALUE[k]
         for k in KINDS
         if mine[k] >= 1 and all(mine[k] >= other[k] for other in others)
+    )
+
+
+def compact_assignment(assignment: dict[str, int]) -> dict[str, int]:
+    """A chilli assignment in kind order, kinds with no chilli left out: ``{"T": 2}``."""
+    return {kind: assignment[kind] for kind in KINDS if assignment.get(kind)}
+
+
+def chillies_phrase(assignment: dict[str, int]) -> Any:
+    """ "2 × Truffe, 1 × Reine": each kind with its chillies, the kind's name translatable."""
+    return joined(
+        [
+            sentence(gettext_noop("{count} × {kind}"), count=count, kind=Sentence(KIND_NAMES[kind]))
+            for kind, count in compact_assignment(assignment).items()
+        ],
+        LIST_SEPARATOR,
     )
 
 

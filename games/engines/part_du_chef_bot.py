@@ -38,6 +38,8 @@ PLAYOUTS_PER_CANDIDATE = 12
 
 def bot_move(state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
     """A sensible legal move for ``seat`` (level 1 greedy, level 2 sampled playouts)."""
+    if state["phase"] == "chillies":
+        return {"chillies": ENGINE.suggested_chillies(state, seat)}
     if level >= 2:
         return playout_move(state, seat, rng)
     return ranked_moves(state, seat)[0][1]
@@ -244,6 +246,8 @@ def _playout_margin(state: State, seat: int, rng: random.Random) -> float:
 def fast_move(state: State, seat: int, rng: random.Random) -> Move:
     """A cheap, sensible policy for playouts: a sampled cut, the richest portion, eat where the
     kind is out of reach."""
+    if state["phase"] == "chillies":
+        return {"chillies": ENGINE.suggested_chillies(state, seat)}
     if state["phase"] == "cut":
         cuts = _cuts(state)
         sample = rng.sample(cuts, min(20, len(cuts)))

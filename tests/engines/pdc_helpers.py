@@ -77,3 +77,23 @@ def with_holdings(n: int, kept: list[list[str]], **extra: list[int]) -> dict:
     for key, values in extra.items():
         state[key] = values
     return state
+
+
+#: Positions 0..12 of pizza 0: one chilli (10), the Reine finisher (9) and the burnt slice (12).
+PIZZA_WITH_A_CHILLI = ["R2", "R2", "M2", "M2", "F1", "F1", "V1", "V1", "T1", "R2*", "C", "M3", "B"]
+
+
+def five_pizzas_two_players(first_takes: tuple[int, ...] = (1, 0, 0, 0, 0)) -> dict:
+    """A two-player game of ``make_deal(PIZZA_WITH_A_CHILLI)`` played to the chilli step: every
+    pizza is cut at [0, 6] (portion 0 is positions 0..5, portion 1 is 6..12), the first chooser
+    takes ``first_takes[k]``, the chef the other portion; nobody eats or steals.
+
+    With the default takes, seat 0 keeps M 8, R 8, F 8, V 0, T 4, 2 chillies and 2 burnt slices;
+    seat 1 keeps M 8, R 6, F 3, V 9, T 3, 1 chilli and 3 burnt slices (worked out in
+    ``tests/engines/golden/part-du-chef/2p-hand-chillies.json``)."""
+    state = dealt(2, PIZZA_WITH_A_CHILLI, first_chef=0)
+    for take in first_takes:
+        chef = ENGINE.to_move(state)[0]
+        state = play(state, (chef, {"cut": [0, 6]}), (1 - chef, {"take": take}))
+        state = play(state, (chef, {"take": 1 - take}))
+    return state

@@ -1,8 +1,7 @@
 """Café Fatal, rule by rule (spec/cafe-fatal.md).
 
 Positions in the dice phase are built with ``position``: the dice already on the tables are given
-as (table, seat, value, count), the food on the tables and in the players' hands as counts, and
-the bag holds whatever is left of the 60 pieces.
+as (table, seat, value, count), the food on the tables and in the players' hands as counts.
 """
 
 from __future__ import annotations
@@ -17,10 +16,9 @@ import pytest
 
 from games.engines import CHANCE, IllegalMove, get_engine
 from games.engines.cafe_fatal import (
-    BAG,
     ENGINE,
+    LAST_ROUND,
     NEIGHBOURS,
-    PIECES,
     POSITIONS,
     SORTS,
     pieces_score,
@@ -60,12 +58,10 @@ def position(
         grid[table][seat] = {"value": value, "count": many}
         values[seat].append([value, table])
         used[seat] += many
-    bag = {s: BAG[s] - sum(f[s] for f in food) - sum(h[s] for h in hands) for s in SORTS}
     return {
         **state,
         "round": round_,
         "phase": "place" if rolled is not None else "roll",
-        "bag": bag,
         "tables": food,
         "dice": grid,
         "remaining": remaining if remaining is not None else [6 - u for u in used],
@@ -131,10 +127,9 @@ def test_two_to_five_players_and_no_options():
         ENGINE.new_game(3, {"turbo": True})
 
 
-def test_a_game_starts_with_a_full_bag_and_a_serve():
+def test_a_game_starts_with_a_serve_and_no_bag():
     state = ENGINE.new_game(4)
-    assert state["bag"] == {"cheese": 30, "pizza": 20, "cake": 10}
-    assert PIECES == 60
+    assert "bag" not in state and "bag" not in ENGINE.view(state, None)
     assert ENGINE.to_move(state) == [CHANCE]
     assert state["remaining"] == [6, 6, 6, 6]
 
@@ -206,7 +201,6 @@ def test_the_serve_puts_one_piece_on_every_table_then_two_extras_on_different_ta
     assert after["tables"][4] == pieces(cheese=1, cake=1)
     assert after["tables"][7] == pieces(cheese=1, pizza=1)
     assert after["tables"][0] == pieces(cheese=1)
-    assert after["bag"] == {"cheese": 21, "pizza": 19, "cake": 9}
     refused(state, CHANCE, {"serve": [*serve[:9], [4, "cake"], [4, "pizza"]]}, "different tables")
     refused(state, CHANCE, {"serve": serve[:10]}, "puts out 11 pieces")
     refused(state, CHANCE, {"serve": [[1, "cheese"], [0, "cheese"], *serve[2:]]}, "on table 0")
@@ -214,16 +208,24 @@ def test_the_serve_puts_one_piece_on_every_table_then_two_extras_on_different_ta
     refused(state, CHANCE, {"serve": [*serve[:9], [4, "olive"], [7, "pizza"]]}, "cheese, pizza")
 
 
-def test_a_serve_can_only_draw_what_the_bag_holds():
-    state = {**ENGINE.new_game(2), "bag": {"cheese": 20, "pizza": 20, "cake": 1}}
-    serve = [[t, "cheese"] for t in range(9)] + [[0, "cake"], [1, "cake"]]
-    refused(state, CHANCE, {"serve": serve}, "only 1 cake")
+def test_the_supply_is_endless_cheese_half_pizza_a_third_cake_a_sixth_of_the_pieces():
+    # Any sorts may be served, however many came before: eleven cakes in a row are a serve.
+    state = ENGINE.new_game(2)
+    all_cake = {"serve": [[t, "cake"] for t in [*range(9), 0, 1]]}
+    assert ENGINE.apply(state, CHANCE, all_cake)["tables"][0] == pieces(cake=2)
     rng = random.Random(5)
-    for _ in range(200):
+    served = {sort: 0 for sort in SORTS}
+    for _ in range(1000):
         drawn = ENGINE.sample_chance(state, rng)["serve"]
-        assert sum(1 for _, sort in drawn if sort == "cake") <= 1
         assert [t for t, _ in drawn[:9]] == list(range(9))
         assert drawn[9][0] != drawn[10][0]
+        for _, sort in drawn:
+            served[sort] += 1
+    # 11,000 pieces: expected 5,500 / 3,667 / 1,833, each within 3 standard deviations (about
+    # 157, 148 and 117); these seeded draws gave 5,509 / 3,638 / 1,853.
+    assert abs(served["cheese"] - 5500) < 157
+    assert abs(served["pizza"] - 3667) < 148
+    assert abs(served["cake"] - 1833) < 117
 
 
 def test_serving_adds_to_the_food_left_on_the_tables():
@@ -233,26 +235,13 @@ def test_serving_adds_to_the_food_left_on_the_tables():
     assert after["tables"][3] == pieces(cheese=1, cake=2)
 
 
-def test_when_the_bag_runs_out_the_serve_puts_out_what_is_left():
-    state = position(3, held=[{"cheese": 25, "pizza": 20}, {"cake": 10}, {}])
-    state = {**state, "phase": "serve", "turn": None}
-    assert state["bag"] == pieces(cheese=5)
-    assert ENGINE.serve_size(state) == 5
-    refused(state, CHANCE, cheese_serve(ENGINE.new_game(3)), "puts out 5 pieces")
-    after = ENGINE.apply(state, CHANCE, {"serve": [[t, "cheese"] for t in range(5)]})
-    assert after["bag_emptied"]
-    assert [sum(f.values()) for f in after["tables"]] == [1, 1, 1, 1, 1, 0, 0, 0, 0]
-    assert ENGINE.sample_chance(state, random.Random(1))["serve"] == [
-        [t, "cheese"] for t in range(5)
-    ]
-
-
-def test_with_one_extra_piece_left_only_one_extra_table_is_served():
-    state = position(2, held=[{"cheese": 30, "pizza": 20}, {"cake": 0}])
-    state = {**state, "phase": "serve", "turn": None}
-    assert ENGINE.serve_size(state) == 10
-    drawn = ENGINE.sample_chance(state, random.Random(2))["serve"]
-    assert len(drawn) == 10 and sorted(s for _, s in drawn) == ["cake"] * 10
+def test_every_serve_puts_out_one_piece_per_table_and_two_extras():
+    for n, size in ((2, 11), (3, 11), (4, 15), (5, 15)):
+        state = ENGINE.new_game(n)
+        assert ENGINE.serve_size(state) == size
+        assert len(ENGINE.sample_chance(state, random.Random(n))["serve"]) == size
+    state = ENGINE.new_game(3)
+    refused(state, CHANCE, {"serve": cheese_serve(state)["serve"][:9]}, "puts out 11 pieces")
 
 
 # --- whose turn ----------------------------------------------------------------------------------
@@ -447,53 +436,72 @@ def test_the_game_goes_on_below_40_points():
     assert not ENGINE.is_over(after)
 
 
-def test_a_serve_that_takes_the_last_piece_empties_the_bag():
-    # At the diamond four full serves of 15 pieces take all 60.
-    state = position(4, held=[{"cheese": 30}, {"pizza": 15}, {}, {}])
-    state = {**state, "phase": "serve", "turn": None, "round": 3}
-    assert state["bag"] == pieces(pizza=5, cake=10) and ENGINE.serve_size(state) == 15
-    sorts = ["pizza"] * 5 + ["cake"] * 10
-    serve = [[t, sort] for t, sort in zip([*range(13), 0, 1], sorts, strict=True)]
-    after = ENGINE.apply(state, CHANCE, {"serve": serve})
-    assert after["bag_emptied"] and after["bag"] == pieces()
-    assert not ENGINE.apply(ENGINE.new_game(4), CHANCE, {"serve": serve})["bag_emptied"]
+def test_the_game_ends_after_the_share_of_the_30th_round_whatever_the_points():
+    dice = [(0, 0, 1, 5), (8, 1, 2, 6)]
+    last = position(2, dice, turn=0, remaining=[1, 0], round_=LAST_ROUND - 1)
+    after = last_die_then_share(last, 0, 1, 0)
+    assert after["scores"] == [0, 0] and after["round"] == 29
+    assert ENGINE.is_over(after)
+    before_last = position(2, dice, turn=0, remaining=[1, 0], round_=LAST_ROUND - 2)
+    after = last_die_then_share(before_last, 0, 1, 0)
+    assert not ENGINE.is_over(after) and after["round"] == LAST_ROUND - 1
+    assert ENGINE.view(after, None)["last_round"] == 30
 
 
-def test_the_game_ends_after_the_share_of_the_round_that_emptied_the_bag():
-    # Every piece is out: most of it on tables nobody plays, so nobody nears 40 points.
-    food = {0: {"cheese": 30}, 1: {"pizza": 20}, 12: {"cake": 10}}
-    dice = [(6, 0, 1, 5), (7, 1, 2, 6), (5, 2, 3, 6), (10, 3, 4, 6)]
-    state = position(4, dice, tables=food, turn=0, remaining=[1, 0, 0, 0])
-    state = {**state, "bag_emptied": True}
-    assert state["bag"] == pieces()
-    after = last_die_then_share(state, 0, 1, 6)
-    assert max(after["scores"]) < 40
-    assert ENGINE.is_over(after) and after["round"] == 0
+def test_a_game_where_every_table_is_tied_ends_by_the_safety_limit():
+    # Both players put all six dice, all showing 1, on table 0: a tie in count and value, so the
+    # food stays and nobody ever scores. The game ends after the share of round 30 (index 29)
+    # with 0 points each, 0 pieces and 0 loose pieces: a shared first place.
+    state = ENGINE.new_game(2)
+    while not ENGINE.is_over(state):
+        [seat] = ENGINE.to_move(state)
+        if state["phase"] == "serve":
+            move = cheese_serve(state)
+        elif seat == CHANCE:
+            move = {"roll": [1] * 6}
+        else:
+            move = place(1, 0)
+        state = ENGINE.apply(state, seat, move)
+    assert state["round"] == 29
+    assert len(state["log"]) == 30 * (1 + 2 * 2)
+    # Each round served 11 cheese (9 tables and the extras on tables 0 and 1), none taken.
+    assert sum(table["cheese"] for table in state["tables"]) == 30 * 11
+    assert ENGINE.result(state).as_json() == {
+        "scores": [0, 0],
+        "ranks": [1, 1],
+        "pieces": [0, 0],
+        "loose": [0, 0],
+    }
 
 
-def test_equal_points_go_to_the_player_with_more_pieces():
-    held = [{"cheese": 5}, {"cheese": 4, "pizza": 3}, {"cake": 2}]
+def test_equal_points_go_to_the_player_with_more_loose_pieces():
+    # Seat 0: a cheese wheel (10) and a whole pizza (20): 30 points, 10 pieces, none loose.
+    # Seat 1: four cakes (20), five cheese (10): 30 points, 9 pieces, 4 loose.
+    # Seat 2: six cakes (50 + 5 = 55 points) is first anyway.
+    held = [{"cheese": 5, "pizza": 5}, {"cake": 4, "cheese": 5}, {"cake": 6}]
     state = {**position(3, held=held), "phase": "over", "turn": None}
     result = ENGINE.result(state)
-    assert result.scores == [10, 10, 10]
-    assert result.ranks == [2, 1, 3]
-    assert result.extra == {"pieces": [5, 7, 2]}
+    assert result.scores == [30, 30, 55]
+    assert result.extra == {"pieces": [10, 9, 6], "loose": [0, 4, 1]}
+    assert result.ranks == [3, 2, 1]
 
 
-def test_equal_points_and_pieces_share_the_rank():
+def test_equal_points_and_loose_pieces_share_the_rank():
+    # 11 points and 1 loose piece each, however many pieces: 6 cheese, or a wheel and 1 cake (15).
     held = [{"cheese": 6}, {"cheese": 6}, {"cake": 1}, {"cake": 1, "cheese": 1}]
     state = {**position(4, held=held), "phase": "over", "turn": None}
     result = ENGINE.result(state)
     assert result.scores == [11, 11, 5, 6]
-    assert result.extra == {"pieces": [6, 6, 1, 2]}
+    assert result.extra == {"pieces": [6, 6, 1, 2], "loose": [1, 1, 1, 2]}
     assert result.ranks == [1, 1, 4, 3]
 
 
 def test_the_result_is_scores_ranks_and_pieces_held():
     state = play_out(ENGINE.new_game(3), random.Random(11))
     result = ENGINE.result(state).as_json()
-    assert set(result) == {"scores", "ranks", "pieces"}
+    assert set(result) == {"scores", "ranks", "pieces", "loose"}
     assert result["pieces"] == [sum(h.values()) for h in state["held"]]
+    assert result["loose"] == [sum(n % 5 for n in h.values()) for h in state["held"]]
     assert ENGINE.partial_scores(state) == result["scores"]
 
 
@@ -555,7 +563,7 @@ def test_golden_playthroughs_replay_to_their_results(path):
 def test_golden_playthroughs_cover_both_layouts_and_both_endings():
     records = [load_case(p)["record"] for p in golden_cases("cafe-fatal")]
     assert {len(r["players"]) > 3 for r in records} == {False, True}
-    ends = {replay(r)[1]["bag_emptied"] for r in records}
+    ends = {max(replay(r)[1]["scores"]) >= 40 for r in records}
     assert ends == {False, True}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -15,12 +16,17 @@ from games.engines.part_du_chef import (
     deal_pizzas,
     portions_of_cut,
 )
+from games.engines.records import export_record, replay
 
-from .pdc_helpers import dealt, make_deal, play, with_holdings
+from .pdc_helpers import dealt, five_pizzas_two_players, make_deal, play, with_holdings
 
 # Pizza 0 of most tests: positions 0..12.
 PIZZA = ["R2", "R2", "M2", "M2", "F1", "F1", "V1", "V1", "T1", "R2*", "C", "M3", "B"]
 #       0     1     2     3     4     5     6     7     8     9      10   11    12
+
+
+def bot_move_for(state: dict, seat: int, level: int) -> dict:
+    return ENGINE.bot_move(state, seat, random.Random(0), level)
 
 
 def zero(**counts: int) -> dict[str, int]:
@@ -214,14 +220,18 @@ def test_slice_points_do_not_move_with_steals():
     assert state["slice_points"][2] == 4  # T1 R2* C M3, the burnt one scores none, the steal none
 
 
-def test_the_game_ends_after_the_fifth_pizza():
+def test_the_game_ends_after_the_fifth_pizza_and_the_chilli_step():
     state = dealt(2, PIZZA)
     for _ in range(5):
         chef = ENGINE.to_move(state)[0]
         state = play(state, (chef, {"cut": [0, 6]}), (1 - chef, {"take": 0}), (chef, {"take": 1}))
+    assert sum(len(k) + len(e) for k, e in zip(state["kept"], state["eaten"], strict=True)) == 65
+    assert state["phase"] == "chillies"
+    refused(state, 0, {"cut": [0, 6]}, "Assign your chillies")
+    for seat in ENGINE.to_move(state):
+        state = ENGINE.apply(state, seat, {"chillies": ENGINE.suggested_chillies(state, seat)})
     assert ENGINE.is_over(state)
     assert ENGINE.to_move(state) == []
-    assert sum(len(k) + len(e) for k, e in zip(state["kept"], state["eaten"], strict=True)) == 65
     refused(state, 0, {"cut": [0, 6]}, "over")
 
 
@@ -348,13 +358,13 @@ def test_a_tie_between_chilli_assignments_goes_to_the_higher_valued_kind():
     assert best_chilli_assignment(zero(), others, 2) == zero(R=1, T=1)
 
 
-def test_chillies_are_judged_against_counts_without_chillies_then_apply_together():
-    # Seats 0 and 1 hold one T and a chilli each; seat 2 leads every other kind. Each puts the
-    # chilli on T expecting to lead it 2-1; applied together, T is tied 2-2.
+def test_suggestions_are_judged_against_counts_without_chillies_then_apply_together():
+    # Seats 0 and 1 hold one T and a chilli each; seat 2 leads every other kind. Each is told to
+    # put the chilli on T, expecting to lead it 2-1; applied together, T is tied 2-2.
     rest = ["M2", "M2", "R2", "R2", "F1", "F1", "V1", "V1"]
     state = with_holdings(3, [["T1", "C"], ["T1", "C"], rest])
-    counts = ENGINE.final_counts(state)
-    assert counts[0]["chillies"]["T"] == 1 and counts[1]["chillies"]["T"] == 1
+    assert ENGINE.suggested_chillies(state, 0) == {"T": 1} == ENGINE.suggested_chillies(state, 1)
+    state = {**state, "chillies": [{"T": 1}, {"T": 1}, None]}
     assert [r["majority"] for r in ENGINE.breakdown(state)] == [11, 11, 3 + 5 + 7 + 9]
 
 
@@ -444,3 +454,128 @@ def test_la_marianne_reads_as_two_swaps():
 def test_the_breakdown_columns_are_the_replay_keys_in_order():
     keys = [column.key for column in ENGINE.breakdown_columns]
     assert keys == ["olives", "slice_points", "majority", "variety", "burnt", "total"]
+
+
+# --- the chilli step (revised spec) ----------------------------------------------------------
+def test_after_the_last_portion_every_chilli_holder_assigns_chillies_in_one_secret_step():
+    state = five_pizzas_two_players()
+    assert state["phase"] == "chillies" and not ENGINE.is_over(state)
+    assert ENGINE.to_move(state) == [0, 1]  # seat 0 keeps 2 chillies, seat 1 keeps 1
+    assert ENGINE.simultaneous_step(state) == "chillies"
+
+
+def test_only_chilli_holders_assign_and_in_any_order():
+    state = five_pizzas_two_players()
+    state = ENGINE.apply(state, 1, {"chillies": {"T": 1}})
+    assert ENGINE.to_move(state) == [0]
+    refused(state, 1, {"chillies": {"T": 1}}, "already assigned")
+    state = ENGINE.apply(state, 0, {"chillies": {"V": 2}})
+    assert ENGINE.is_over(state) and ENGINE.simultaneous_step(state) is None
+    nobody = with_holdings(2, [["C"], ["T1"]])
+    nobody = {**nobody, "phase": "chillies", "chillies": [None, None]}
+    assert ENGINE.to_move(nobody) == [0]
+    refused(nobody, 1, {"chillies": {}}, "keep no chilli")
+
+
+@pytest.mark.parametrize(
+    "assignment, words",
+    [
+        ({"X": 2}, "not a kind"),
+        ({"MR": 2}, "not a kind"),
+        ({"V": "2"}, "whole numbers"),
+        ({"V": 1.0, "T": 1}, "whole numbers"),
+        ({"V": True, "T": 1}, "whole numbers"),
+        ({"V": 3, "T": -1}, "whole numbers"),
+        ({"V": 1}, "as many chillies as you keep: 2"),
+        ({"V": 2, "T": 1}, "as many chillies as you keep: 2"),
+        ([["V", 2]], "maps kind letters"),
+    ],
+)
+def test_a_bad_chilli_assignment_is_refused_with_a_sentence(assignment, words):
+    refused(five_pizzas_two_players(), 0, {"chillies": assignment}, words)
+
+
+def test_a_chilli_assignment_is_the_only_move_of_the_step():
+    state = five_pizzas_two_players()
+    refused(state, 0, {"chillies": {"V": 2}, "take": 0}, "Assign your chillies")
+    refused(state, 0, {"cut": [0, 6]}, "Assign your chillies")
+    several = ENGINE.apply(state, 0, {"chillies": {"M": 0, "V": 1, "T": 1}})
+    assert several["chillies"][0] == {"V": 1, "T": 1}
+
+
+def test_until_every_holder_has_chosen_nobody_sees_another_ones_choice():
+    state = five_pizzas_two_players()
+    suggested = ENGINE.apply(state, 1, {"chillies": {"T": 1}})
+    different = ENGINE.apply(state, 1, {"chillies": {"M": 1}})
+    for viewer in (0, None):
+        assert ENGINE.view(suggested, viewer) == ENGINE.view(different, viewer)
+        theirs = export_record(ENGINE, suggested, ["a", "b"], viewer)
+        assert theirs == export_record(ENGINE, different, ["a", "b"], viewer)
+        assert not any("chillies" in move for move in theirs["moves"])
+    seen = ENGINE.view(suggested, 0)["chillies"]
+    assert seen["chosen"] == [False, True] and seen["assignments"] == [None, None]
+    assert ENGINE.view(different, 1)["chillies"]["assignments"] == [None, {"M": 1}]
+    assert export_record(ENGINE, different, ["a", "b"], 1)["moves"][-1] == {
+        "seat": 1,
+        "chillies": {"M": 1},
+    }
+
+
+def test_once_the_last_choice_is_in_all_are_revealed_and_scored_as_chosen():
+    state = five_pizzas_two_players()
+    state = play(state, (1, {"chillies": {"M": 1}}), (0, {"chillies": {"V": 2}}))
+    for viewer in (0, 1, None):
+        assert ENGINE.view(state, viewer)["chillies"]["assignments"] == [{"V": 2}, {"M": 1}]
+        moves = export_record(ENGINE, state, ["a", "b"], viewer)["moves"]
+        assert moves[-2:] == [{"seat": 1, "chillies": {"M": 1}}, {"seat": 0, "chillies": {"V": 2}}]
+    rows = ENGINE.breakdown(state)
+    # Seat 1's chilli on M makes M 9 against 8: seat 1 alone scores M (3) and V (9); seat 0
+    # keeps R (5), F (7) and T (4 against 3: 11). Had seat 1 followed its suggestion (T), T
+    # would be tied 4-4 and M 8-8 (tests below).
+    assert [row["majority"] for row in rows] == [5 + 7 + 11, 3 + 9]
+    assert [row["variety"] for row in rows] == [5 * 2, 5 * 3]
+
+
+def test_the_suggested_assignment_is_offered_to_its_holder_only():
+    state = five_pizzas_two_players()
+    # Seat 0 (M 8, R 8, F 8, V 0, T 4 against M 8, R 6, F 3, V 9, T 3): two chillies on V lift
+    # the variety bonus from 0 to 10, more than any majority they could add. Seat 1: one chilli
+    # on T ties T 4-4 for 11.
+    assert ENGINE.suggested_chillies(state, 0) == {"V": 2}
+    assert ENGINE.suggested_chillies(state, 1) == {"T": 1}
+    assert ENGINE.view(state, 0)["chillies"]["suggested"] == {"V": 2}
+    assert ENGINE.view(state, 1)["chillies"]["suggested"] == {"T": 1}
+    assert ENGINE.view(state, None)["chillies"]["suggested"] is None
+    after = ENGINE.apply(state, 1, {"chillies": {"M": 1}})
+    assert ENGINE.view(after, 1)["chillies"]["suggested"] is None
+
+
+def test_bots_assign_the_suggestion():
+    state = five_pizzas_two_players()
+    for level in ENGINE.bot_levels:
+        for seat, expected in ((0, {"V": 2}), (1, {"T": 1})):
+            move = bot_move_for(state, seat, level)
+            assert move == {"chillies": expected}
+
+
+def test_a_record_that_stops_before_every_holder_has_chosen_is_a_running_match():
+    state = ENGINE.apply(five_pizzas_two_players(), 1, {"chillies": {"T": 1}})
+    record = export_record(ENGINE, state, ["a", "b"], viewer=1)
+    _, replayed = replay(record)
+    assert not ENGINE.is_over(replayed) and ENGINE.to_move(replayed) == [0]
+
+
+def test_a_chilli_assignment_reads_as_counts_per_kind():
+    state = five_pizzas_two_players()
+    line = ENGINE.describe_move(state, 0, {"chillies": {"T": 1, "V": 1}})
+    assert str(line) == "seat 0 assigns their chillies: 1 × Végétarienne, 1 × Truffe."
+
+
+def test_an_eaten_finisher_scores_its_olives_and_its_slice_point_and_steals_nothing():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    state = play(state, (2, {"take": 2, "eat": [9]}))
+    # Portion 2 is T1 R2* C M3 B: R2* eaten scores its 2 olives; slice points for T1, R2*, C and
+    # M3 (the burnt one none); seat 1 keeps both its Reines.
+    assert state["olives"][2] == 2
+    assert state["slice_points"][2] == 4
+    assert state["kept"][1] == [0, 1, 2, 3]

@@ -506,7 +506,7 @@ def test_duel_neutral_colour_picks_by_die_after_both_players():
     ]
 
 
-def test_duel_both_players_lose_when_the_neutral_colour_completes_its_16():
+def test_duel_when_the_neutral_colour_completes_its_16_both_players_get_rank_2():
     toppings = {A: Q[:2] + R[:2], B: [M[0]], C: M[1:17]}
     state = position(toppings, n=2)
     after = cut(state, EDGES)
@@ -527,7 +527,7 @@ def test_duel_neutral_colour_beats_a_player_who_completes_16_at_the_same_time():
     }
 
 
-def test_duel_round_limit_with_the_neutral_colour_among_the_most_both_lose():
+def test_duel_round_limit_with_the_neutral_colour_among_the_most_both_get_rank_2():
     toppings = {A: Q[:2], B: R[:1], C: S[:2]}
     after = cut(position(toppings, n=2, round_number=ROUNDS - 1), EDGES)
     assert ENGINE.result(after).as_json() == {"scores": [2, 1], "ranks": [2, 2], "winners": []}
