@@ -122,12 +122,18 @@ REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "pdc")
 #: A pooled connection that Redis closed (it restarted) is opened again and the command tried
 #: once more, instead of failing the first command after Redis comes back.
 REDIS_CONNECTION = {"retry_on_error": [RedisConnectionError]}
+#: The channel layer waits for messages with a blocking read of 5 s (BZPOPMIN); redis-py 8 gives
+#: up on any read after 5 s by default, which tore every idle socket down with a TimeoutError.
+#: A longer timeout for the layer's reads (still finite: a Redis that vanished is noticed).
+LAYER_READ_SECONDS = 15
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, **REDIS_CONNECTION}],
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": LAYER_READ_SECONDS, **REDIS_CONNECTION}
+                ],
                 "prefix": REDIS_PREFIX,
             },
         }

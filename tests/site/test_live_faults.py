@@ -317,3 +317,28 @@ def test_redis_goes_away_mid_match_and_comes_back(tmp_path, redis_server):
         assert "Internal Server Error" not in log, log[-3000:]
     finally:
         site.close()
+
+
+def test_a_socket_idle_longer_than_the_layers_blocking_read_stays_open(tmp_path, redis_server):
+    """The channel layer waits for a doorbell with a blocking read of 5 s (BZPOPMIN). With
+    redis-py 8 a read times out after 5 s by default: the layer raised ``TimeoutError`` and every
+    idle socket was torn down about every 5 s, losing doorbells as it went."""
+    from websockets.sync.client import connect
+
+    (tmp_path / "site").mkdir()
+    site = LiveSite(tmp_path / "site", {"REDIS_URL": redis_server.url})
+    try:
+        base = site.start_web()
+        tokens = make_players(site, 2)
+        table = started_table(base, tokens, list(tokens))
+        with connect(socket_url(base, table), origin=base, open_timeout=10) as page:
+            assert table["version"] in versions_in(page.recv(timeout=10))
+            # Idle for longer than two blocking reads: nothing comes, nothing breaks.
+            with pytest.raises(TimeoutError):
+                page.recv(timeout=12)
+            table = play_one_move(base, tokens, table)
+            # The doorbell, well before the socket's own re-check (10 s with Redis).
+            assert wait_for_version(page, table["version"], 5)
+        assert "Exception inside application" not in site.log_text()
+    finally:
+        site.close()
