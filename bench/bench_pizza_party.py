@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.engines.base import CHANCE
 from games.engines.pizza_party import ENGINE
-from games.engines.pizza_party_bot import bot_move, bot_move_strong
 from games.engines.records import export_record, replay
 
 State = dict[str, Any]
-Player = Callable[[State, int, random.Random], dict[str, Any]]
 
 
 def random_game(n: int, seed: int) -> State:
@@ -45,8 +42,9 @@ def games_per_second(n: int, budget: float) -> float:
     return games / (time.perf_counter() - start)
 
 
-def bot_moves_per_second(bot: Player, budget: float) -> float:
-    """Time only the bot's decisions, in three-player games against random players."""
+def bot_moves_per_second(level: int, budget: float) -> float:
+    """Time only the bot's decisions (from the seat's view, which the site builds anyway), in
+    three-player games against random players."""
     spent = 0.0
     moves = 0
     seed = 0
@@ -56,8 +54,9 @@ def bot_moves_per_second(bot: Player, budget: float) -> float:
         while not ENGINE.is_over(state):
             seat = rng.choice(ENGINE.to_move(state))
             if seat == seed % 3:
+                view = ENGINE.view(state, seat)
                 tick = time.perf_counter()
-                move = bot(state, seat, rng)
+                move = ENGINE.bot_move(view, rng, level)
                 spent += time.perf_counter() - tick
                 moves += 1
             else:
@@ -79,8 +78,8 @@ def replay_seconds(n: int, repeats: int = 50) -> tuple[float, int]:
 def main() -> None:
     print(f"random games per second, 3 players: {games_per_second(3, 2.0):.0f}")
     print(f"random games per second, duel: {games_per_second(2, 2.0):.0f}")
-    print(f"bot moves per second (basic): {bot_moves_per_second(bot_move, 2.0):.0f}")
-    print(f"bot moves per second (strong): {bot_moves_per_second(bot_move_strong, 2.0):.0f}")
+    print(f"bot moves per second (basic): {bot_moves_per_second(1, 2.0):.0f}")
+    print(f"bot moves per second (strong): {bot_moves_per_second(2, 2.0):.0f}")
     for n in (3, 2):
         seconds, length = replay_seconds(n)
         label = "3 players" if n == 3 else "duel"

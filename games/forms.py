@@ -1,5 +1,6 @@
-"""Forms of the HTML pages: opening a table, and turning a move form's fields into the move JSON
-that ``services.play`` checks (the rules live in the engine, not here)."""
+"""Forms of the HTML pages: opening a table, with the option fields each game's engine declares
+(``Engine.table_options``), and reading a move form's version. How a move form becomes a move is
+the game's presenter's business (``games/presenters``)."""
 
 from __future__ import annotations
 
@@ -11,29 +12,90 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from . import services
-from .engines import get_engine
-from .engines.part_du_chef import KINDS
+from .engines import Engine, OptionSpec, all_engines, get_engine
 from .models import Match
-from .rendering import BROWSER_GAMES, duration_label
+from .presenters.base import whole_number
+from .rendering import duration_label
 
 
-class MoveFormError(Exception):
-    """A move form that does not even have the shape of a move."""
-
-    status = 400
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+# --- options of every game, built from the engines' option specs --------------------------------
+def option_field_name(engine: Engine, spec: OptionSpec) -> str:
+    """The form field of one game's option (games may share option names)."""
+    return f"{engine.slug.replace('-', '_')}__{spec.name}"
 
 
-def _browser_games() -> list[tuple[str, str]]:
-    return [(slug, get_engine(slug).name) for slug in sorted(BROWSER_GAMES)]
+def _specs_of(engine: Engine) -> list[OptionSpec]:
+    """Every option a person may choose for some number of players, once each."""
+    specs: dict[str, OptionSpec] = {}
+    for n in range(engine.min_players, engine.max_players + 1):
+        for spec in engine.table_options(n):
+            specs.setdefault(spec.name, spec)
+    return list(specs.values())
 
 
-def _seat_choices() -> list[tuple[int, str]]:
-    low = min(get_engine(slug).min_players for slug in BROWSER_GAMES)
-    high = max(get_engine(slug).max_players for slug in BROWSER_GAMES)
+def _option_field(spec: OptionSpec) -> forms.Field:
+    label = _(spec.label)
+    help_text = _(spec.help) if spec.help else ""
+    if isinstance(spec.default, bool) and set(spec.choices) <= {False, True}:
+        return forms.BooleanField(label=label, help_text=help_text, required=False)
+    by_text = {str(choice): choice for choice in spec.choices}
+    labels = [_(text) for text in spec.choice_labels] or [str(c) for c in spec.choices]
+    return forms.TypedChoiceField(
+        label=label,
+        help_text=help_text,
+        choices=list(zip(by_text, labels, strict=True)),
+        coerce=lambda text: by_text[text],
+        initial=str(spec.default),
+        # Only the chosen game's options matter: another game's may be left out.
+        required=False,
+        empty_value=spec.default,
+    )
+
+
+class GameOptionsForm(forms.Form):
+    """A form with a ``game`` and a ``seats`` field and the option fields of every game, grouped
+    by game (``option_groups``); ``options()`` reads those of the chosen game for the chosen number
+    of players."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.groups: list[tuple[Engine, list[str]]] = []
+        for engine in all_engines():
+            names = []
+            for spec in _specs_of(engine):
+                name = option_field_name(engine, spec)
+                self.fields[name] = _option_field(spec)
+                names.append(name)
+            if names:
+                self.groups.append((engine, names))
+
+    def common_fields(self) -> list[forms.BoundField]:
+        options = {name for _engine, names in self.groups for name in names}
+        return [field for field in self if field.name not in options]
+
+    def option_groups(self) -> list[dict[str, Any]]:
+        return [
+            {"slug": engine.slug, "name": engine.name, "fields": [self[name] for name in names]}
+            for engine, names in self.groups
+        ]
+
+    def options(self) -> dict[str, Any]:
+        engine = get_engine(self.cleaned_data["game"])
+        seats = self.cleaned_data["seats"]
+        return {
+            spec.name: self.cleaned_data.get(option_field_name(engine, spec), spec.default)
+            for spec in engine.table_options(seats)
+        }
+
+
+def game_choices() -> list[tuple[str, str]]:
+    return [(engine.slug, engine.name) for engine in all_engines()]
+
+
+def seat_choices() -> list[tuple[int, str]]:
+    engines = all_engines()
+    low = min(e.min_players for e in engines)
+    high = max(e.max_players for e in engines)
     return [(n, str(n)) for n in range(low, high + 1)]
 
 
@@ -43,10 +105,12 @@ def _timer_choices() -> list[tuple[str, str]]:
     return choices
 
 
-class CreateTableForm(forms.Form):
-    game = forms.ChoiceField(label=gettext_lazy("Game"), choices=_browser_games)
+class CreateTableForm(GameOptionsForm):
+    game = forms.ChoiceField(
+        label=gettext_lazy("Game"), choices=game_choices, initial="part-du-chef"
+    )
     seats = forms.TypedChoiceField(
-        label=gettext_lazy("Seats"), coerce=int, choices=_seat_choices, initial=3
+        label=gettext_lazy("Seats"), coerce=int, choices=seat_choices, initial=3
     )
     mode = forms.ChoiceField(
         label=gettext_lazy("Mode"),
@@ -65,11 +129,6 @@ class CreateTableForm(forms.Form):
         label=gettext_lazy("Private (only players with the invitation link may join or watch)"),
         required=False,
     )
-    marianne = forms.BooleanField(
-        label=gettext_lazy("Play with La Marianne"),
-        required=False,
-        help_text=gettext_lazy("A bonus card: its holder may swap two slices with other players."),
-    )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -77,49 +136,8 @@ class CreateTableForm(forms.Form):
             self.add_error("turn_seconds", _("A ranked table needs a turn timer."))
         return data
 
-    def options(self) -> dict[str, Any]:
-        if self.cleaned_data["game"] == "part-du-chef":
-            return {"marianne": bool(self.cleaned_data.get("marianne"))}
-        return {}
-
-
-def _int(value: Any, message: str) -> int:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        raise MoveFormError(message) from None
-
 
 def version_from_post(data: QueryDict) -> int:
-    return _int(data.get("version"), _("The form does not say which table version it was made on."))
-
-
-def move_from_post(data: QueryDict) -> dict[str, Any]:
-    """The move a La Part du Chef move form describes (``action`` names the kind of move)."""
-    action = data.get("action")
-    not_a_slice = _("A slice must be named by its number.")
-    if action == "cut":
-        positions = [_int(p, _("Start positions are numbers.")) for p in data.getlist("cut")]
-        return {"cut": sorted(positions)}
-    if action == "take":
-        move: dict[str, Any] = {
-            "take": _int(data.get("take"), _("Choose a portion.")),
-            "eat": [_int(i, not_a_slice) for i in data.getlist("eat")],
-        }
-        steal = {}
-        for kind in KINDS:
-            target = data.get(f"steal_{kind}")
-            if target:
-                steal[kind] = _int(target, _("Choose the player to take a slice from."))
-        if steal:
-            move["steal"] = steal
-        return move
-    if action == "marianne":
-        give, get = [], []
-        for pair in (1, 2):
-            give.append(_int(data.get(f"give_{pair}"), _("Choose two slices to give.")))
-            seat, _sep, slice_id = (data.get(f"get_{pair}") or "").partition(":")
-            message = _("Choose two slices to get.")
-            get.append([_int(seat, message), _int(slice_id, message)])
-        return {"marianne": {"give": give, "get": get}}
-    raise MoveFormError(_("This form does not describe a move."))
+    return whole_number(
+        data.get("version"), _("The form does not say which table version it was made on.")
+    )

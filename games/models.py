@@ -169,6 +169,9 @@ class Move(models.Model):
     #: The seat that moved, or -1 for a chance move.
     seat = models.SmallIntegerField()
     payload = models.JSONField()
+    #: The move log's sentence for this move (``engine.describe_move`` as JSON, translated when a
+    #: page shows it); None for a move that needs no line.
+    description = models.JSONField(null=True, blank=True)
     by_bot = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -1,11 +1,12 @@
 """What the pages show of the lobby, a table and a replay, built for one viewer, and the HTML
 fragments the WebSocket consumers push.
 
-The full pages and the sockets render the same partials (``templates/games/partials/``) from the
-same contexts, so a page and a socket never disagree. Game data comes only from
-``engine.view(state, seat)``: ``match.state`` holds the pizzas still to come and never reaches a
-template. The move log is read from the Move rows without the chance moves (the deal holds every
-pizza); its slices are named from the pizzas the view reveals.
+The full pages and the sockets render the same partials (``templates/games/partials/table.html``
+and each game's ``templates/games/<slug>/table.html``) from the same contexts, so a page and a
+socket never disagree. Game data comes only from ``engine.view(state, seat)`` through the game's
+presenter: ``match.state`` holds what nobody may see yet (pizzas still to come, secret picks) and
+never reaches a template. The move log is the sentences stored on the Move rows, each shown to a
+viewer only when the engine's ``record_move`` shows that viewer the move.
 """
 
 from __future__ import annotations
@@ -26,18 +27,10 @@ from django.utils.translation import ngettext
 from players.friends import friend_ids
 
 from . import services
-from .engines import CHANCE, Engine, all_engines, get_engine
-from .engines.part_du_chef import (
-    KIND_NAMES,
-    KINDS,
-    MAJORITY_VALUE,
-    SLICES_PER_PIZZA,
-    portions_of_cut,
-)
+from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
+from .engines.base import State
 from .models import Match, Move, Seat
-
-#: Games with a table page in the browser; the others are played through the JSON API for now.
-BROWSER_GAMES = frozenset({"part-du-chef"})
+from .presenters import Presenter, get_presenter
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -56,10 +49,9 @@ def table_links(match: Match) -> list[dict[str, str]]:
     return [link for provider in _TABLE_LINK_PROVIDERS for link in provider(match)]
 
 
-#: Kind letters in display order, chillies and burnt slices last.
-DISPLAY_ORDER = (*KINDS, "C", "B")
 LOBBY_TABLES_PER_GAME = 50
-BREAKDOWN_KEYS = ("olives", "slice_points", "majority", "variety", "burnt", "total")
+#: How many of the latest automatic moves (bots, chance, timeouts) the status announces.
+ANNOUNCED_MOVES = 5
 
 User = AbstractBaseUser | AnonymousUser | None
 
@@ -118,18 +110,24 @@ def duration_label(seconds: int | None) -> str:
 
 
 def option_labels(match: Match, engine: Engine) -> list[str]:
+    """The table's options a person chose, as short phrases (an option left at its default and a
+    switch that is off say nothing)."""
     labels = []
-    for spec in engine.option_specs:
+    for spec in engine.table_options(match.seats_count):
         value = match.options.get(spec.name, spec.default)
-        if spec.name == "marianne":
-            if value:
-                labels.append(_("La Marianne"))
-        elif isinstance(value, bool):
+        if isinstance(value, bool):
             if value:
                 labels.append(_(spec.label))
         elif value != spec.default:
-            labels.append(f"{_(spec.label)}: {value}")
+            labels.append(f"{_(spec.label)}: {choice_label(spec, value)}")
     return labels
+
+
+def choice_label(spec: Any, value: Any) -> str:
+    """How an option's value reads (its translated choice label when the engine gives one)."""
+    if spec.choice_labels and value in spec.choices:
+        return _(spec.choice_labels[spec.choices.index(value)])
+    return str(value)
 
 
 def game_name(slug: str) -> str:
@@ -139,336 +137,16 @@ def game_name(slug: str) -> str:
         return slug
 
 
-# --- slices ------------------------------------------------------------------------------------
-def revealed_codes(view: dict[str, Any]) -> dict[int, str]:
-    """Slice id → code for the pizzas the view reveals (and only those)."""
-    return {
-        SLICES_PER_PIZZA * k + position: code
-        for k, pizza in enumerate(view["pizzas"])
-        for position, code in enumerate(pizza)
-    }
-
-
-def describe_slice(slice_id: int, code: str | None) -> dict[str, Any]:
-    if code is None:  # not revealed to this viewer (never expected for kept or eaten slices)
-        return {
-            "id": slice_id,
-            "position": slice_id % SLICES_PER_PIZZA,
-            "letter": "X",
-            "kind": None,
-            "olives": 0,
-            "finisher": False,
-            "edible": False,
-            "short": "?",
-            "name": _("Unknown slice"),
-            "label": f"? #{slice_id}",
-            "title": _("Slice #%(id)s") % {"id": slice_id},
-        }
-    finisher = code.endswith("*")
-    base = code.rstrip("*")
-    letter = base[0]
-    kind = letter if letter in KINDS else None
-    olives = int(base[1]) if kind and len(base) > 1 else 0
-    if kind:
-        name = KIND_NAMES[kind]
-        short = base
-    elif letter == "C":
-        name, short = _("Chilli"), _("Chilli")
-    else:
-        name, short = _("Burnt slice"), _("Burnt")
-    details = [name]
-    if kind:
-        details.append(ngettext("%(count)d olive", "%(count)d olives", olives) % {"count": olives})
-    if finisher:
-        details.append(_("double finisher"))
-    star = "★" if finisher else ""
-    return {
-        "id": slice_id,
-        "position": slice_id % SLICES_PER_PIZZA,
-        "letter": letter,
-        "kind": kind,
-        "olives": olives,
-        "finisher": finisher,
-        "edible": kind is not None,
-        "short": short,
-        "name": name,
-        "label": f"{short}{star} #{slice_id}",
-        "title": _("Slice #%(id)s: %(details)s")
-        % {"id": slice_id, "details": ", ".join(str(d) for d in details)},
-    }
-
-
-# --- La Part du Chef ---------------------------------------------------------------------------
-def pdc_context(
-    view: dict[str, Any],
-    names: list[str],
-    you: int | None,
-    moves: list[tuple[int, dict[str, Any], bool]],
-    *,
-    interactive: bool,
-) -> dict[str, Any]:
-    """Everything the table shows of a La Part du Chef game, from a seat's view only."""
-    codes = revealed_codes(view)
-
-    def slice_info(slice_id: int) -> dict[str, Any]:
-        return describe_slice(slice_id, codes.get(slice_id))
-
-    to_move = list(view["to_move"])
-    chef = view["chef"]
-    marianne = view.get("marianne")
-    holder = marianne["holder"] if marianne and marianne["in_play"] else None
-    context: dict[str, Any] = {
-        "phase": view["phase"],
-        "round_number": view["round"] + 1 if view["round"] is not None else None,
-        "rounds": view["rounds"],
-        "chef": chef,
-        "chef_name": names[chef] if chef is not None else None,
-        "to_move": to_move,
-        "to_move_names": [names[s] for s in to_move],
-        "your_turn": you is not None and you in to_move,
-        "marianne": marianne,
-        "marianne_holder_name": names[holder] if holder is not None else None,
-        "board": None,
-        "cut_form": None,
-        "take_forms": [],
-        "marianne_form": None,
-        "players": [],
-        "kinds": [{"letter": k, "name": KIND_NAMES[k], "value": MAJORITY_VALUE[k]} for k in KINDS],
-        "log": log_lines(moves, names, codes, view["players"]),
-    }
-    kept_by_seat = {
-        entry["seat"]: [slice_info(i) for i in entry["kept"]] for entry in view["seats"]
-    }
-    if view["round"] is not None:
-        context["board"] = _board(view, names, slice_info)
-    for entry in view["seats"]:
-        context["players"].append(_player(entry, names, kept_by_seat[entry["seat"]], view, you))
-    if interactive and context["your_turn"] and view["round"] is not None:
-        board = context["board"]
-        if view["phase"] == "cut":
-            context["cut_form"] = {"n": view["players"], "slices": board["slices"]}
-        elif view["phase"] == "take":
-            context["take_forms"] = _take_forms(view, names, you, slice_info, kept_by_seat)
-        if holder == you:
-            context["marianne_form"] = _marianne_form(names, you, kept_by_seat)
-    return context
-
-
-def _board(view: dict[str, Any], names: list[str], slice_info: Any) -> dict[str, Any]:
-    k = view["round"]
-    base = SLICES_PER_PIZZA * k
-    slices = [slice_info(base + position) for position in range(SLICES_PER_PIZZA)]
-    portions = []
-    for portion in view["portions"] or []:
-        taken_by = portion["taken_by"]
-        info = {
-            "index": portion["index"],
-            "first": portion["slices"][0] % SLICES_PER_PIZZA,
-            "length": len(portion["slices"]),
-            "slices": [slices[i % SLICES_PER_PIZZA] for i in portion["slices"]],
-            "taken_by": taken_by,
-            "taken_by_name": names[taken_by] if taken_by is not None else None,
-        }
-        portions.append(info)
-    owner = {i: p for p in portions for i in (s["id"] for s in p["slices"])}
-    drawn = []
-    for s in slices:
-        portion = owner.get(s["id"])
-        title = s["title"]
-        if portion is not None:
-            title = _("%(slice)s; portion %(portion)s") % {
-                "slice": title,
-                "portion": portion["index"],
-            }
-            if portion["taken_by_name"]:
-                title = _("%(slice)s, taken by %(player)s") % {
-                    "slice": title,
-                    "player": portion["taken_by_name"],
-                }
-        drawn.append(
-            {
-                **s,
-                "title": title,
-                "portion": portion["index"] if portion else None,
-                "taken": bool(portion and portion["taken_by"] is not None),
-            }
-        )
-    title = _("Pizza %(number)s of %(total)s") % {"number": k + 1, "total": view["rounds"]}
-    if view["cut"]:
-        title = _("%(pizza)s, cut at positions %(cut)s") % {
-            "pizza": title,
-            "cut": ", ".join(str(p) for p in view["cut"]),
-        }
-    return {
-        "number": k + 1,
-        "title": title,
-        "slices": drawn,
-        "portions": portions,
-        "cut": view["cut"],
-        "dom_id": f"pizza-{k}",
-    }
-
-
-def _player(
-    entry: dict[str, Any],
-    names: list[str],
-    kept: list[dict[str, Any]],
-    view: dict[str, Any],
-    you: int | None,
-) -> dict[str, Any]:
-    seat = entry["seat"]
-    groups = []
-    for letter in DISPLAY_ORDER:
-        of_kind = [s for s in kept if s["letter"] == letter]
-        if of_kind:
-            groups.append(
-                {
-                    "letter": letter,
-                    "name": of_kind[0]["name"],
-                    "count": len(of_kind),
-                    "slices": of_kind,
-                }
-            )
-    counts = [{"letter": k, "count": entry["counts"].get(k, 0)} for k in KINDS]
-    marianne = view.get("marianne")
-    return {
-        "seat": seat,
-        "name": names[seat],
-        "is_you": seat == you,
-        "is_chef": seat == view["chef"],
-        "to_move": seat in view["to_move"],
-        "holds_marianne": bool(marianne and marianne["in_play"] and marianne["holder"] == seat),
-        "groups": groups,
-        "counts": counts,
-        "chillies": sum(1 for s in kept if s["letter"] == "C"),
-        "burnt": sum(1 for s in kept if s["letter"] == "B"),
-        "eaten": len(entry["eaten"]),
-        "olives": entry["olives"],
-        "slice_points": entry["slice_points"],
-        "points": entry["olives"] + entry["slice_points"],
-    }
-
-
-def _take_forms(
-    view: dict[str, Any],
-    names: list[str],
-    you: int,
-    slice_info: Any,
-    kept_by_seat: dict[int, list[dict[str, Any]]],
-) -> list[dict[str, Any]]:
-    forms = []
-    for portion in view["portions"]:
-        if portion["taken_by"] is not None:
-            continue
-        slices = [slice_info(i) for i in portion["slices"]]
-        steals = []
-        for s in slices:
-            if not (s["finisher"] and s["kind"]):
-                continue
-            targets = [
-                {"seat": other, "name": names[other]}
-                for other, kept in kept_by_seat.items()
-                if other != you and any(k["kind"] == s["kind"] for k in kept)
-            ]
-            steals.append({"kind": s["kind"], "name": s["name"], "slice": s, "targets": targets})
-        forms.append(
-            {
-                "index": portion["index"],
-                "slices": slices,
-                "edible": [s for s in slices if s["edible"]],
-                "steals": steals,
-            }
-        )
-    return forms
-
-
-def _marianne_form(
-    names: list[str], you: int, kept_by_seat: dict[int, list[dict[str, Any]]]
-) -> dict[str, Any] | None:
-    mine = kept_by_seat.get(you, [])
-    others = [
-        {"value": f"{seat}:{s['id']}", "label": f"{names[seat]}: {s['label']}"}
-        for seat, kept in sorted(kept_by_seat.items())
-        if seat != you
-        for s in kept
-    ]
-    if len(mine) < 2 or len(others) < 2:
-        return None
-    return {"mine": mine, "others": others, "pairs": [1, 2]}
-
-
-def log_lines(
-    moves: list[tuple[int, dict[str, Any], bool]],
-    names: list[str],
-    codes: dict[int, str],
-    n_players: int,
-) -> list[dict[str, Any]]:
-    """Human-readable lines for the players' moves (chance moves are never passed in)."""
-
-    def label(slice_id: int) -> str:
-        return describe_slice(slice_id, codes.get(slice_id))["label"]
-
-    def labels(ids: list[int]) -> str:
-        return ", ".join(label(i) for i in ids)
-
-    lines = []
-    round_index, takes, portions = 0, 0, []
-    for number, (seat, move, by_bot) in enumerate(moves, start=1):
-        name = names[seat] if 0 <= seat < len(names) else "?"
-        text = ""
-        if "marianne" in move:
-            swap = move["marianne"]
-            (give_a, give_b), ((to_a, get_a), (to_b, get_b)) = swap["give"], swap["get"]
-            text = _(
-                "%(name)s plays La Marianne: gives %(give_a)s to %(to_a)s for %(get_a)s, "
-                "and %(give_b)s to %(to_b)s for %(get_b)s."
-            ) % {
-                "name": name,
-                "give_a": label(give_a),
-                "to_a": names[to_a],
-                "get_a": label(get_a),
-                "give_b": label(give_b),
-                "to_b": names[to_b],
-                "get_b": label(get_b),
-            }
-        elif "cut" in move:
-            portions = portions_of_cut(move["cut"], round_index)
-            takes = 0
-            text = _("%(name)s cuts pizza %(number)s at positions %(cut)s.") % {
-                "name": name,
-                "number": round_index + 1,
-                "cut": ", ".join(str(p) for p in sorted(move["cut"])),
-            }
-        elif "take" in move:
-            index = move["take"]
-            portion = portions[index] if 0 <= index < len(portions) else []
-            parts = [
-                _("%(name)s takes portion %(index)s (%(slices)s).")
-                % {"name": name, "index": index, "slices": labels(portion)}
-            ]
-            if move.get("eat"):
-                parts.append(_("Eats %(slices)s.") % {"slices": labels(move["eat"])})
-            for kind, target in (move.get("steal") or {}).items():
-                parts.append(
-                    _("Takes a %(kind)s slice from %(player)s.")
-                    % {"kind": KIND_NAMES.get(kind, kind), "player": names[target]}
-                )
-            text = " ".join(str(p) for p in parts)
-            takes += 1
-            if takes == n_players:
-                round_index += 1
-        if by_bot:
-            text = _("%(text)s (played by the bot)") % {"text": text}
-        lines.append({"number": number, "seat": seat, "text": text})
-    return lines
-
-
 # --- a table -----------------------------------------------------------------------------------
 def table_context(
     match: Match, user: User, invite_code: str | None = None, *, error: str | None = None
 ) -> dict[str, Any]:
-    """The context of the table page and of its fragments, for ``user``'s seat (or a spectator)."""
+    """The context of the table page and of its fragments, for ``user``'s seat (or a spectator).
+
+    ``game`` (from the spectator's view) is the same for every viewer of a version; ``moves`` and
+    the log's secret lines are the viewer's own."""
     engine = get_engine(match.game)
+    presenter = get_presenter(match.game)
     seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
     me = None
     if _authenticated(user):
@@ -479,6 +157,7 @@ def table_context(
     table = table_info(match, engine, seats, me, invite)
     context: dict[str, Any] = {
         "table": table,
+        "parts": presenter.templates,
         "seats": [
             {
                 "index": i,
@@ -498,29 +177,33 @@ def table_context(
         "error": error,
         "actions": _seat_actions(match, engine, seats, me, user, table),
         "game": None,
+        "moves": None,
+        "your_turn": False,
         "to_move": [],
+        "log": [],
+        "announced": [],
         "timer": None,
         "result": None,
         "winners": [],
     }
     if match.state is not None:
-        view = engine.view(match.state, you)
-        context["to_move"] = [s for s in view.get("to_move", []) if s != CHANCE]
-        if match.game in BROWSER_GAMES:
-            moves = list(
-                Move.objects.filter(match=match)
-                .exclude(seat=CHANCE)
-                .order_by("number")
-                .values_list("seat", "payload", "by_bot")
+        state = match.state
+        context["to_move"] = [s for s in engine.to_move(state) if s != CHANCE]
+        context["game"] = presenter.game_context(engine.view(state, None), names)
+        if you is not None and match.is_playing:
+            context["your_turn"] = you in context["to_move"]
+            context["moves"] = presenter.seat_context(
+                engine.view(state, you), context["game"], you, names
             )
-            context["game"] = pdc_context(
-                view, names, you, moves, interactive=match.is_playing and you is not None
-            )
+        rows = _move_rows(match)
+        bots = {i for i, seat in seats.items() if seat.is_bot}
+        context["log"] = log_lines(engine, state, rows, names, you, bots)
+        context["announced"] = announced_lines(context["log"])
     if match.is_playing and match.deadline:
         context["timer"] = timer_info(match.deadline, [names[s] for s in context["to_move"]])
     if match.status == Match.Status.FINISHED:
-        context["result"] = result_rows(match, engine, seats, names)
-        context["winners"] = [row["name"] for row in context["result"] if row["rank"] == 1]
+        context["result"] = result_table(match, engine, presenter, seats, names)
+        context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
     return context
 
 
@@ -551,7 +234,6 @@ def table_info(
         "id": pk,
         "game": match.game,
         "game_name": engine.name,
-        "browser": match.game in BROWSER_GAMES,
         "mode": match.mode,
         "mode_label": match.get_mode_display(),
         "status": match.status,
@@ -625,55 +307,138 @@ def timer_info(deadline: datetime, who: list[str]) -> dict[str, Any]:
     }
 
 
-def result_rows(
-    match: Match, engine: Engine, seats: dict[int, Seat], names: list[str], state: Any = None
+# --- the move log ----------------------------------------------------------------------------------
+def _move_rows(match: Match) -> list[tuple[int, int, Any, bool]]:
+    """(number, seat, description, by_bot) of every move, in order."""
+    return list(
+        Move.objects.filter(match=match)
+        .order_by("number")
+        .values_list("number", "seat", "description", "by_bot")
+    )
+
+
+def render_sentence(sentence: Sentence, names: list[str]) -> str:
+    """An engine's sentence in the active language: seats become their players' names, nested
+    sentences (a kind's name) are translated first."""
+
+    def param(value: Any) -> Any:
+        if isinstance(value, Sentence):
+            return render_sentence(value, names)
+        if isinstance(value, SeatRef):
+            return names[value.seat] if 0 <= value.seat < len(names) else str(value)
+        return value
+
+    params = {key: param(value) for key, value in sentence.params.items()}
+    if not params:
+        return _(sentence.template)
+    try:
+        return _(sentence.template).format(**params)
+    except (KeyError, IndexError, ValueError):
+        # A translation that broke its placeholders must not break the page.
+        return sentence.template.format(**params)
+
+
+def log_lines(
+    engine: Engine,
+    state: State,
+    rows: list[tuple[int, int, Any, bool]],
+    names: list[str],
+    viewer: int | None,
+    bot_seats: set[int] = frozenset(),
 ) -> list[dict[str, Any]]:
-    """The final breakdown per seat (ranked order): the engine's breakdown when it has one, the
-    seats' scores and ranks (abandoners last) in any case."""
-    if state is None:
-        state = match.state
-    breakdown = None
-    if match.game in BROWSER_GAMES and state is not None and hasattr(engine, "breakdown"):
-        breakdown = engine.breakdown(state)
+    """The move log as ``viewer`` may read it: the stored sentence of every move that the
+    engine's record shows this viewer (a secret pick stays out until its step is revealed). A
+    person's move that the bot played (time up, abandoned) says so."""
+    final = engine.is_over(state)
+    entries = state["log"]
+    lines = []
+    for number, seat, description, by_bot in rows:
+        if description is None or number >= len(entries):
+            continue
+        logged_seat, logged_move = entries[number]
+        if engine.record_move(logged_seat, logged_move, viewer, final) is None:
+            continue
+        text = render_sentence(Sentence.from_json(description), names)
+        if by_bot and seat != CHANCE and seat not in bot_seats:
+            text = _("%(text)s (played by the bot)") % {"text": text}
+        lines.append(
+            {
+                "number": len(lines) + 1,
+                "move": number,
+                "seat": seat,
+                "text": text,
+                "automatic": by_bot or seat == CHANCE,
+            }
+        )
+    return lines
+
+
+def announced_lines(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The automatic moves (bots, chance, timeouts) since the last move a person made: the
+    status announces them, so that a player learns what happened while they waited."""
+    tail = []
+    for line in reversed(log):
+        if not line["automatic"]:
+            break
+        tail.append(line)
+    return list(reversed(tail[:ANNOUNCED_MOVES]))
+
+
+# --- the result ----------------------------------------------------------------------------------
+def result_table(
+    match: Match,
+    engine: Engine,
+    presenter: Presenter,
+    seats: dict[int, Seat],
+    names: list[str],
+    state: State | None = None,
+) -> dict[str, Any]:
+    """The final breakdown (the engine's columns) per seat in ranked order, with the seats' ranks
+    (abandoners last)."""
+    state = match.state if state is None else state
+    columns = [{"key": c.key, "label": _(c.label)} for c in engine.breakdown_columns]
+    breakdown = engine.breakdown(state)
     rows = []
     for index in range(match.seats_count):
         seat = seats.get(index)
-        row = {
-            "seat": index,
-            "name": names[index],
-            "score": seat.score if seat else None,
-            "rank": seat.rank if seat else None,
-            "abandoned": bool(seat and seat.abandoned),
-            **dict.fromkeys(BREAKDOWN_KEYS),
-        }
-        if breakdown:
-            row.update(breakdown[index])
-        rows.append(row)
-    return sorted(rows, key=lambda r: (r["rank"] or 99, r["seat"]))
+        rows.append(
+            {
+                "seat": index,
+                "name": names[index],
+                "score": seat.score if seat else None,
+                "rank": seat.rank if seat else None,
+                "abandoned": bool(seat and seat.abandoned),
+                "cells": [breakdown[index].get(c["key"]) for c in columns],
+            }
+        )
+    rows.sort(key=lambda r: (r["rank"] or 99, r["seat"]))
+    caption = _(presenter.result_caption) if presenter.result_caption else ""
+    return {"columns": columns, "rows": rows, "caption": caption}
 
 
 # --- the replay viewer -------------------------------------------------------------------------
 def replay_context(match: Match, step: int) -> dict[str, Any]:
-    """The spectator's view after ``step`` players' moves of a finished match."""
+    """The spectator's view of a finished match after ``step`` lines of its move log (each step
+    is one line; a move without a line is shown with the step before it)."""
     engine = get_engine(match.game)
+    presenter = get_presenter(match.game)
     seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
     names = seat_names(seats, match.seats_count)
-    rows = list(
-        Move.objects.filter(match=match).order_by("number").values_list("seat", "payload", "by_bot")
-    )
-    player_moves = [row for row in rows if row[0] != CHANCE]
-    total = len(player_moves)
+    rows = _move_rows(match)
+    bots = {i for i, seat in seats.items() if seat.is_bot}
+    log = log_lines(engine, match.state, rows, names, None, bots)
+    total = len(log)
     step = max(0, min(step, total))
+    # Apply every move up to the next step's line (the deal comes before the first line).
+    stop = log[step]["move"] if step < total else None
     state = engine.new_game(match.seats_count, match.options)
-    done = 0
-    for seat, payload, _by_bot in rows:
-        if seat != CHANCE:
-            if done == step:
-                break
-            done += 1
+    payloads = (
+        Move.objects.filter(match=match).order_by("number").values_list("number", "seat", "payload")
+    )
+    for number, seat, payload in payloads:
+        if stop is not None and number >= stop:
+            break
         state = engine.apply(state, seat, payload)
-    view = engine.view(state, None)
-    game = pdc_context(view, names, None, player_moves[:step], interactive=False)
     url = reverse("games:replay", args=[match.pk])
     invite = match.invite_code if match.private else None
 
@@ -682,13 +447,16 @@ def replay_context(match: Match, step: int) -> dict[str, Any]:
 
     result = None
     if engine.is_over(state):
-        result = result_rows(match, engine, seats, names, state=state)
+        result = result_table(match, engine, presenter, seats, names, state=state)
     return {
         "table": table_info(match, engine, seats, None, invite),
-        "game": game,
+        "parts": presenter.templates,
+        "game": presenter.game_context(engine.view(state, None), names),
+        "moves": None,
+        "log": log[:step],
         "step": step,
         "total": total,
-        "current": game["log"][-1] if step else None,
+        "current": log[step - 1] if step else None,
         "first_url": link(0),
         "prev_url": link(step - 1) if step > 0 else None,
         "next_url": link(step + 1) if step < total else None,
@@ -717,7 +485,6 @@ def lobby_context(user: User) -> dict[str, Any]:
             {
                 "slug": engine.slug,
                 "name": engine.name,
-                "browser": engine.slug in BROWSER_GAMES,
                 "tables": tables,
             }
         )
@@ -749,13 +516,11 @@ def lobby_row(match: Match, engine: Engine, user: User) -> dict[str, Any]:
     your_turn = False
     if me is not None and match.is_playing and match.state is not None:
         your_turn = me.index in engine.to_move(match.state)
-    browser = match.game in BROWSER_GAMES
     return {
         "id": match.pk,
         "game": match.game,
         "game_name": engine.name,
-        "browser": browser,
-        "url": reverse("games:table", args=[match.pk]) if browser else None,
+        "url": reverse("games:table", args=[match.pk]),
         "join_url": reverse("games:join", args=[match.pk]),
         "taken": len(seats),
         "seats_count": match.seats_count,
@@ -770,10 +535,6 @@ def lobby_row(match: Match, engine: Engine, user: User) -> dict[str, Any]:
         "seated": me is not None,
         "your_turn": your_turn,
         "can_join": (
-            browser
-            and match.is_open
-            and _authenticated(user)
-            and me is None
-            and len(seats) < match.seats_count
+            match.is_open and _authenticated(user) and me is None and len(seats) < match.seats_count
         ),
     }

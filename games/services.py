@@ -425,8 +425,16 @@ def resign(user: AbstractBaseUser, match_id: int) -> Match:
 
 def _apply(match: Match, engine: Engine, seat: int, move: Any, by_bot: bool) -> None:
     number = len(match.state["log"])
+    said = engine.describe_move(match.state, seat, move)
     match.state = engine.apply(match.state, seat, move)
-    Move.objects.create(match=match, number=number, seat=seat, payload=move, by_bot=by_bot)
+    Move.objects.create(
+        match=match,
+        number=number,
+        seat=seat,
+        payload=move,
+        description=said.as_json() if said else None,
+        by_bot=by_bot,
+    )
 
 
 def _rng(match: Match, purpose: str) -> random.Random:
@@ -453,7 +461,8 @@ def _run_automatic_moves(match: Match, engine: Engine, seats: dict[int, Seat]) -
         if not automatic:
             return
         seat = seats[automatic[0]]
-        move = engine.bot_move(match.state, seat.index, _rng(match, "bot"), seat.bot_level or 1)
+        view = engine.view(match.state, seat.index)
+        move = engine.bot_move(view, _rng(match, "bot"), seat.bot_level or 1)
         _apply(match, engine, seat.index, move, by_bot=True)
 
 
@@ -484,7 +493,7 @@ def play_for_timeouts(match_id: int) -> bool:
             if engine.is_over(match.state) or index not in engine.to_move(match.state):
                 continue
             level = seat.bot_level or 1
-            move = engine.bot_move(match.state, index, _rng(match, "timeout"), level)
+            move = engine.bot_move(engine.view(match.state, index), _rng(match, "timeout"), level)
             _apply(match, engine, index, move, by_bot=True)
         _run_automatic_moves(match, engine, seats)
         match.job_failures = 0

@@ -21,8 +21,9 @@ from django.views.decorators.http import require_GET, require_POST
 from . import ratelimit, rendering, services
 from .engines import all_engines
 from .engines.records import export_record
-from .forms import CreateTableForm, MoveFormError, move_from_post, version_from_post
+from .forms import CreateTableForm, version_from_post
 from .models import Match
+from .presenters import MoveFormError, get_presenter
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -116,7 +117,7 @@ def move(request: HttpRequest, match_id: int) -> HttpResponse:
     if request.user.is_authenticated and not ratelimit.allow_move(request.user.pk):
         return _refused(request, match, _("Too many moves: slow down."), 429)
     try:
-        played = move_from_post(request.POST)
+        played = get_presenter(match.game).move_from_post(request.POST)
         version = version_from_post(request.POST)
         match = services.play(match.pk, request.user, played, version)
     except (MoveFormError, services.ServiceError) as error:
@@ -213,13 +214,15 @@ def record(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @require_GET
 def replay(request: HttpRequest, match_id: int) -> HttpResponse:
-    """Steps through a finished match's moves (a running match's replay would show hidden
-    pizzas to nobody, but it is simplest to open it only at the end)."""
+    """Steps through a finished match's move log (a running match's replay would have to hide
+    what is still secret: it opens only at the end)."""
     match = _watchable(request, match_id)
-    if match.status != Match.Status.FINISHED or match.game not in rendering.BROWSER_GAMES:
+    if match.status != Match.Status.FINISHED:
         raise Http404("The replay opens when the match is over.")
     try:
         step = int(request.GET.get("step", "0"))
     except ValueError:
         step = 0
-    return render(request, "games/replay.html", rendering.replay_context(match, step))
+    context = rendering.replay_context(match, step)
+    template = "games/replay.html#replay" if request.htmx else "games/replay.html"
+    return render(request, template, context)

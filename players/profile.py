@@ -14,7 +14,6 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engines import all_engines
 from games.models import Match
-from games.rendering import BROWSER_GAMES
 from ratings import ladder
 from ratings.charts import build_chart
 
@@ -89,11 +88,7 @@ def rating_sections(target: Any) -> list[dict[str, Any]]:
 
 
 def replay_url(match: Match) -> str | None:
-    """The replay of a finished match, where the site has a replay for its game."""
-    # The replay view draws only the games with a browser table for now (it answers 404 for the
-    # others): link only where it opens.
-    if match.game not in BROWSER_GAMES:
-        return None
+    """The replay of a finished match."""
     return reverse("games:replay", args=[match.pk])
 
 

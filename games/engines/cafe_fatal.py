@@ -580,12 +580,38 @@ class CafeFatal(Engine):
     # --- bots ----------------------------------------------------------------------------------
     bot_levels = (1, 2)
 
-    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
-        from .cafe_fatal_bot import bot_move, bot_move_strong  # the bots import this module
+    def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+        from .cafe_fatal_bot import bot_move  # the bots import this module
 
-        if level >= 2:
-            return bot_move_strong(state, seat, rng)
-        return bot_move(state, seat, rng)
+        return bot_move(view, rng, level)
+
+    def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
+        # Nothing is hidden at the table: the view holds the whole state but its history. The
+        # state shares the view's lists and dicts, as states share theirs: nothing changes them.
+        tables = view["tables"]
+        seats = view["seats"]
+        return {
+            "n": view["players"],
+            "options": {},
+            "log": [],
+            "layout": view["layout"],
+            "round": view["round"],
+            "phase": view["phase"],
+            "tables": [table["pieces"] for table in tables],
+            "dice": [table["dice"] for table in tables],
+            "remaining": [seat["remaining"] for seat in seats],
+            "turn": view["turn"],
+            "rolled": view["rolled"],
+            "values": [seat["values"] for seat in seats],
+            "held": [seat["held"] for seat in seats],
+            "scores": [seat["score"] for seat in seats],
+            "last_share": view["last_share"],
+        }
+
+    def redeal_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        # Every seat sees the whole table; only dice not yet rolled are unknown, and they are
+        # not in the state.
+        return dict(state)
 
 
 def _is_int(value: Any) -> bool:

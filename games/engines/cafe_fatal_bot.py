@@ -1,10 +1,13 @@
 """Bots for Café Fatal.
 
-``bot_move`` scores each legal placement by what it changes at its table: the points the food there
+A bot gets its seat's view (``bot_move``) and thinks on the state rebuilt from it: nothing at the
+table is hidden, only the dice still to be rolled are unknown.
+
+``placement`` (level 1) scores each legal placement by what it changes at its table: the points the food there
 is worth to the bot (sets count, so the fifth piece of a sort is worth a lot), the points it takes
 away from the player leading there, how safe the lead is against the dice the others still hold,
-and the dice it spends. ``bot_move_strong`` keeps the best few of those placements and plays the
-rest of the round out several times for each (everyone playing ``bot_move``), keeping the placement
+and the dice it spends. ``strong_placement`` (level 2) keeps the best few of those placements and plays the
+rest of the round out several times for each (everyone playing ``placement``), keeping the placement
 whose rounds end best for the bot against the others.
 """
 
@@ -68,9 +71,12 @@ def marginal(held: dict[str, int], pieces: dict[str, int]) -> int:
     return pieces_score({s: held[s] + pieces[s] for s in SORTS}) - pieces_score(held)
 
 
-def _overtake_chance(state: State, seat: int, table: int, mine: tuple[int, int]) -> float:
+def _overtake_chance(
+    state: State, seat: int, table: int, mine: tuple[int, int], owned: list[set[int]]
+) -> float:
     """A rough chance that someone still holding dice beats ``mine`` on ``table`` this round: each
-    opponent gets one roll of all their dice (an overestimate) and takes the chance if it comes."""
+    opponent gets one roll of all their dice (an overestimate) and takes the chance if it comes.
+    ``owned`` lists each seat's tables this round."""
     count, value = mine
     neighbours = ENGINE.neighbours(state)[table]
     keep = 1.0
@@ -83,7 +89,7 @@ def _overtake_chance(state: State, seat: int, table: int, mine: tuple[int, int])
             needed = count - theirs["count"] + (0 if theirs["value"] > value else 1)
             chances = ONE_VALUE[dice_left]
         else:
-            own = ENGINE.own_tables(state, other)
+            own = owned[other]
             if own and not any(t in own for t in neighbours):
                 continue
             # Counting one die more is safe; a higher value ties the count about half the time.
@@ -94,7 +100,9 @@ def _overtake_chance(state: State, seat: int, table: int, mine: tuple[int, int])
     return 1.0 - keep
 
 
-def _table_value(state: State, seat: int, table: int, mine: tuple[int, int] | None) -> float:
+def _table_value(
+    state: State, seat: int, table: int, mine: tuple[int, int] | None, owned: list[set[int]]
+) -> float:
     """What holding ``mine`` (count, value) on ``table`` is worth to ``seat`` as things stand."""
     if mine is None:
         return 0.0
@@ -108,7 +116,7 @@ def _table_value(state: State, seat: int, table: int, mine: tuple[int, int] | No
     if leader is not None and leader != seat:
         denied = marginal(state["held"][leader], pieces)
     denial = DENIAL_SHARE * denied / (state["n"] - 1)
-    hold = 1.0 - _overtake_chance(state, seat, table, mine)
+    hold = 1.0 - _overtake_chance(state, seat, table, mine, owned)
     if mine == best_other:
         # A full tie keeps the food on the table: worth only what it takes from the leader.
         return hold * denial
@@ -125,6 +133,7 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
     held = state["held"][seat]
     worths = [marginal(held, pieces) for pieces in state["tables"]]
     die_value = DIE_KEEP_FACTOR * sum(worths) / len(worths)
+    owned = [ENGINE.own_tables(state, other) for other in range(state["n"])]
     scored = []
     for move in moves:
         value, table = move["place"]["value"], move["place"]["table"]
@@ -132,7 +141,9 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
         current = state["dice"][table][seat]
         before = (current["count"], current["value"]) if current else None
         after = (count + (before[0] if before else 0), value)
-        gain = _table_value(state, seat, table, after) - _table_value(state, seat, table, before)
+        gain = _table_value(state, seat, table, after, owned) - _table_value(
+            state, seat, table, before, owned
+        )
         # Dice kept back can still win tables later this round; the last ones cost nothing.
         score = gain - (die_value * count if remaining > count else 0.0)
         # A central table keeps more tables within reach of the next placements.
@@ -142,15 +153,23 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
     return scored
 
 
-def bot_move(state: State, seat: int, rng: random.Random) -> Move:
+def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+    """The placement of the bot of ``level`` for the seat of ``view``."""
+    state = ENGINE.sample_state(view, rng)
+    if level >= 2:
+        return strong_placement(state, view["you"], rng)
+    return placement(state, view["you"], rng)
+
+
+def placement(state: State, seat: int, rng: random.Random) -> Move:
     """A sensible placement: the best by ``placement_scores``, ties broken by ``rng``."""
     scored = placement_scores(state, seat)
     best = scored[0][0]
     return rng.choice([move for score, move in scored if score >= best - 1e-9])
 
 
-def bot_move_strong(state: State, seat: int, rng: random.Random) -> Move:
-    """The best of ``bot_move``'s top placements after playing the rest of the round out."""
+def strong_placement(state: State, seat: int, rng: random.Random) -> Move:
+    """The best of ``placement``'s top placements after playing the rest of the round out."""
     scored = placement_scores(state, seat)
     candidates = [move for _, move in scored[:STRONG_CANDIDATES]]
     if len(candidates) == 1:
@@ -175,7 +194,7 @@ def _playout(state: State, seat: int, rng: random.Random) -> float:
         if mover == CHANCE:
             move: Any = ENGINE.sample_chance(state, rng)
         else:
-            move = bot_move(state, mover, rng)
+            move = placement(state, mover, rng)
         state = ENGINE.apply(state, mover, move)
     gains = [a - b for a, b in zip(state["scores"], before, strict=True)]
     others = [g for s, g in enumerate(gains) if s != seat]

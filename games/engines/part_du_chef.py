@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -139,8 +140,10 @@ class PartDuChef(Engine):
             "olives": [0] * n_players,
             "slice_points": [0] * n_players,
             "marianne_used": not options["marianne"],
-            # The chilli step: each seat's assignment once chosen (None before the step).
+            # The chilli step: each seat's assignment once chosen, and how many chillies each
+            # seat keeps (both None before the step).
             "chillies": None,
+            "chillies_held": None,
         }
 
     # --- whose turn ----------------------------------------------------------------------------
@@ -163,7 +166,7 @@ class PartDuChef(Engine):
             return [
                 seat
                 for seat in range(state["n"])
-                if state["chillies"][seat] is None and self.held(state, seat, CHILLI)
+                if state["chillies"][seat] is None and state["chillies_held"][seat]
             ]
         return []
 
@@ -201,7 +204,7 @@ class PartDuChef(Engine):
 
     def _refuse_out_of_turn(self, state: State, seat: int) -> None:
         if state["phase"] == "chillies" and _is_int(seat) and 0 <= seat < state["n"]:
-            if not self.held(state, seat, CHILLI):
+            if not state["chillies_held"][seat]:
                 raise IllegalMove(
                     gettext_noop("You keep no chilli, so you have nothing to assign.")
                 )
@@ -225,7 +228,7 @@ class PartDuChef(Engine):
                 )
             if not _is_int(count) or count < 0:
                 raise IllegalMove(gettext_noop("Chillies are counted in whole numbers, 0 or more."))
-        held = self.held(state, seat, CHILLI)
+        held = state["chillies_held"][seat]
         if sum(assignment.values()) != held:
             raise IllegalMove(
                 gettext_noop("Assign exactly as many chillies as you keep: {count}."), count=held
@@ -461,6 +464,7 @@ class PartDuChef(Engine):
             # Chillies cannot be eaten, so someone always keeps them and the step always comes.
             new["phase"] = "chillies"
             new["chillies"] = [None] * new["n"]
+            new["chillies_held"] = [self.held(new, seat, CHILLI) for seat in range(new["n"])]
 
     def _apply_chillies(self, new: State, seat: int, assignment: dict[str, int]) -> None:
         chosen = list(new["chillies"])
@@ -484,7 +488,7 @@ class PartDuChef(Engine):
         if seat not in self.to_move(state) or seat == CHANCE:
             return
         if state["phase"] == "chillies":
-            for assignment in chilli_assignments(self.held(state, seat, CHILLI)):
+            for assignment in chilli_assignments(state["chillies_held"][seat]):
                 yield {"chillies": compact_assignment(assignment)}
             return
         if state["phase"] == "cut":
@@ -536,8 +540,7 @@ class PartDuChef(Engine):
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
         if state["phase"] == "chillies":
-            kinds = [rng.choice(KINDS) for _ in range(self.held(state, seat, CHILLI))]
-            return {"chillies": compact_assignment({k: kinds.count(k) for k in KINDS})}
+            return {"chillies": random_assignment(state["chillies_held"][seat], rng)}
         if self.may_play_marianne(state, seat) and rng.random() < 0.25:
             swap = self._random_marianne(state, seat, rng)
             if swap is not None:
@@ -641,10 +644,72 @@ class PartDuChef(Engine):
     # --- bots -----------------------------------------------------------------------------------
     bot_levels = (1, 2)
 
-    def bot_move(self, state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
-        from .part_du_chef_bot import bot_move
+    def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+        from .part_du_chef_bot import bot_move  # the bots import this module
 
-        return bot_move(state, seat, rng, level)
+        return bot_move(view, rng, level)
+
+    def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
+        n = view["players"]
+        phase = view["phase"]
+        seats = view["seats"]
+        portions = view["portions"]
+        pizzas = None if phase == "deal" else deal_after(view["pizzas"], rng)
+        if view["round"] is not None:
+            round_number = view["round"]
+        else:
+            round_number = 0 if phase == "deal" else PIZZAS
+        return {
+            "n": n,
+            "options": {"marianne": view["marianne"] is not None},
+            "log": [],
+            "phase": phase,
+            "first_chef": view["first_chef"],
+            "pizzas": pizzas,
+            "round": round_number,
+            "cut": None if view["cut"] is None else list(view["cut"]),
+            "portions": None if portions is None else [list(p["slices"]) for p in portions],
+            "taken_by": None if portions is None else [p["taken_by"] for p in portions],
+            "choosers_done": sum(1 for p in portions or [] if p["taken_by"] is not None),
+            "kept": [list(s["kept"]) for s in seats],
+            "eaten": [list(s["eaten"]) for s in seats],
+            "olives": [s["olives"] for s in seats],
+            "slice_points": [s["slice_points"] for s in seats],
+            "marianne_used": view["marianne"] is None or not view["marianne"]["in_play"],
+            "chillies": self._sampled_choices(view["chillies"], rng),
+            "chillies_held": None if view["chillies"] is None else list(view["chillies"]["held"]),
+        }
+
+    def _sampled_choices(
+        self, seen: dict[str, Any] | None, rng: random.Random
+    ) -> list[dict[str, int] | None] | None:
+        """The chilli choices: those the view shows, a random one where it only says 'chosen'."""
+        if seen is None:
+            return None
+        return [
+            shown if shown is not None else random_assignment(held, rng) if chosen else None
+            for shown, chosen, held in zip(
+                seen["assignments"], seen["chosen"], seen["held"], strict=True
+            )
+        ]
+
+    def redeal_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        new = dict(state)
+        log = list(state["log"])
+        revealed = self.revealed_rounds(state)
+        if state["pizzas"] is not None and revealed < PIZZAS:
+            new["pizzas"] = deal_after(state["pizzas"][:revealed], rng)
+            [(_, deal)] = log[:1]  # the deal is always the first move
+            log[0] = [CHANCE, {"deal": {**deal["deal"], "pizzas": new["pizzas"]}}]
+        if state["phase"] == "chillies":
+            chosen = list(state["chillies"])
+            for index, (mover, move) in enumerate(log):
+                if "chillies" in move and mover != seat:
+                    chosen[mover] = random_assignment(state["chillies_held"][mover], rng)
+                    log[index] = [mover, {"chillies": chosen[mover]}]
+            new["chillies"] = chosen
+        new["log"] = log
+        return new
 
     # --- chance --------------------------------------------------------------------------------
     def sample_chance(self, state: State, rng: random.Random) -> Move:
@@ -777,7 +842,7 @@ class PartDuChef(Engine):
         chosen = state["chillies"]
         open_to_me = not over and seat is not None and seat in self.to_move(state)
         return {
-            "held": [self.held(state, s, CHILLI) for s in range(n)],
+            "held": list(state["chillies_held"]),
             "chosen": [chosen[s] is not None for s in range(n)],
             "assignments": [
                 dict(chosen[s]) if chosen[s] is not None and (over or s == seat) else None
@@ -814,13 +879,24 @@ class PartDuChef(Engine):
 def deal_pizzas(rng: random.Random) -> list[list[str]]:
     """Shuffle the 60 slices that are not burnt (a random slice of each kind is its finisher),
     give pizza k shuffled slices 12k..12k+11, then insert its burnt slice at a random position."""
-    slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count)]
+    return deal_after([], rng)
+
+
+def deal_after(revealed: list[list[str]], rng: random.Random) -> list[list[str]]:
+    """The ``revealed`` pizzas followed by a random deal of the slices they do not hold, as the
+    deal would make them: what a seat that has seen only ``revealed`` cannot tell from the real
+    later pizzas. A kind whose finisher is not among ``revealed`` has it on one of its unseen
+    slices."""
+    seen = Counter(code.rstrip("*") for pizza in revealed for code in pizza if code != BURNT)
+    slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count - seen[code])]
+    starred = {kind_of(code) for pizza in revealed for code in pizza if is_finisher(code)}
     for kind in KINDS:
-        of_kind = [i for i, code in enumerate(slices) if kind_of(code) == kind]
-        slices[rng.choice(of_kind)] += "*"
+        if kind not in starred:
+            of_kind = [i for i, code in enumerate(slices) if kind_of(code) == kind]
+            slices[rng.choice(of_kind)] += "*"
     rng.shuffle(slices)
-    pizzas = []
-    for k in range(PIZZAS):
+    pizzas = [list(pizza) for pizza in revealed]
+    for k in range(PIZZAS - len(revealed)):
         pizza = slices[12 * k : 12 * k + 12]
         pizza.insert(rng.randrange(SLICES_PER_PIZZA), BURNT)
         pizzas.append(pizza)
@@ -870,6 +946,12 @@ def majority_points(mine: dict[str, int], others: list[dict[str, int]]) -> int:
 def compact_assignment(assignment: dict[str, int]) -> dict[str, int]:
     """A chilli assignment in kind order, kinds with no chilli left out: ``{"T": 2}``."""
     return {kind: assignment[kind] for kind in KINDS if assignment.get(kind)}
+
+
+def random_assignment(chillies: int, rng: random.Random) -> dict[str, int]:
+    """Each chilli on a kind drawn at random."""
+    kinds = [rng.choice(KINDS) for _ in range(chillies)]
+    return compact_assignment({kind: kinds.count(kind) for kind in KINDS})
 
 
 def chillies_phrase(assignment: dict[str, int]) -> Any:

@@ -1,10 +1,14 @@
 """Bots for La Part du Chef.
 
+A bot gets its seat's view, never the state: it thinks on states sampled from the view
+(``ENGINE.sample_state``), where the pizzas it has not seen are dealt at random.
+
 Level 1 is a greedy player: it cuts to balance the portions (the chef gets the one nobody wanted),
 then takes the portion whose keep/eat split leaves it furthest ahead of its best rival by the
 scores as they would stand if the game ended now, plus the chances it keeps for majorities still
-open. Level 2 samples playouts: for its best few level-1 candidates it deals the unseen pizzas at
-random many times, plays every seat to the end with a fast policy and keeps the move that wins most.
+open. Level 2 samples playouts: for its best few level-1 candidates it samples many states from
+the view, plays every seat to the end with a fast policy and keeps the move that wins most. Both
+assign their chillies as suggested.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ from .part_du_chef import (
     ENGINE,
     KINDS,
     MAJORITY_VALUE,
-    PIZZAS,
     SLICES_PER_PIZZA,
     is_edible,
     is_finisher,
@@ -36,12 +39,14 @@ CANDIDATES_FOR_PLAYOUTS = 5
 PLAYOUTS_PER_CANDIDATE = 12
 
 
-def bot_move(state: State, seat: int, rng: random.Random, level: int = 1) -> Move:
-    """A sensible legal move for ``seat`` (level 1 greedy, level 2 sampled playouts)."""
+def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+    """A sensible legal move for the seat of ``view`` (level 1 greedy, level 2 playouts)."""
+    seat = view["you"]
+    state = ENGINE.sample_state(view, rng)
     if state["phase"] == "chillies":
         return {"chillies": ENGINE.suggested_chillies(state, seat)}
     if level >= 2:
-        return playout_move(state, seat, rng)
+        return playout_move(view, state, rng)
     return ranked_moves(state, seat)[0][1]
 
 
@@ -200,7 +205,9 @@ def best_marianne(state: State, seat: int) -> tuple[float, Move] | None:
 
 
 # --- level 2 -----------------------------------------------------------------------------------
-def playout_move(state: State, seat: int, rng: random.Random) -> Move:
+def playout_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
+    """The best of the level-1 candidates over playouts, each from its own sample of the view."""
+    seat = view["you"]
     candidates = ranked_moves(state, seat)[:CANDIDATES_FOR_PLAYOUTS]
     if len(candidates) == 1:
         return candidates[0][1]
@@ -208,27 +215,11 @@ def playout_move(state: State, seat: int, rng: random.Random) -> Move:
     for _, move in candidates:
         total = 0.0
         for _ in range(PLAYOUTS_PER_CANDIDATE):
-            world = redeal_unseen(ENGINE.apply(state, seat, move), rng)
+            world = ENGINE.apply(ENGINE.sample_state(view, rng), seat, move)
             total += _playout_margin(world, seat, rng)
         if total > best_score:
             best_move, best_score = move, total
     return best_move
-
-
-def redeal_unseen(state: State, rng: random.Random) -> State:
-    """A copy of the state whose unrevealed pizzas are a fresh random deal of the slices the bot
-    has not seen, so that the bot never plays on knowledge a player could not have."""
-    revealed = ENGINE.revealed_rounds(state)
-    if revealed >= PIZZAS:
-        return state
-    hidden = [code for pizza in state["pizzas"][revealed:] for code in pizza if code != BURNT]
-    rng.shuffle(hidden)
-    pizzas = [list(p) for p in state["pizzas"][:revealed]]
-    for k in range(PIZZAS - revealed):
-        pizza = hidden[12 * k : 12 * k + 12]
-        pizza.insert(rng.randrange(SLICES_PER_PIZZA), BURNT)
-        pizzas.append(pizza)
-    return {**state, "pizzas": pizzas}
 
 
 def _playout_margin(state: State, seat: int, rng: random.Random) -> float:

@@ -536,6 +536,8 @@ class PizzaParty(Engine):
                     "supply": state["supply"][c],
                     "axis": AXES[axis_of(c, state["round"])] if playing else None,
                     "picked": state["picks"][c] is not None,
+                    "won": state["won"][c],
+                    "lost": state["lost"][c],
                 }
                 for c in range(COLOURS)
             ],
@@ -591,15 +593,53 @@ class PizzaParty(Engine):
         return {"seat": seat, **move}
 
     # --- bots ----------------------------------------------------------------------------------
-    def bot_move(self, state: State, seat: int, rng: random.Random) -> Move:
-        from .pizza_party_bot import bot_move  # the bot imports this module
+    bot_levels = (1, 2)
 
-        return bot_move(state, seat, rng)
+    def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+        from .pizza_party_bot import bot_move  # the bots import this module
 
-    def bot_move_strong(self, state: State, seat: int, rng: random.Random) -> Move:
-        from .pizza_party_bot import bot_move_strong
+        return bot_move(view, rng, level)
 
-        return bot_move_strong(state, seat, rng)
+    def sample_state(self, view: dict[str, Any], rng: random.Random) -> State:
+        colours = view["colours"]
+        you = view["you"]
+        phase = view["phase"]
+        # Another colour's pick is secret until all are in: the view only says it was made.
+        picks = [
+            view["your_pick"] if c == you else rng.choice(FACES) if colour["picked"] else None
+            for c, colour in enumerate(colours)
+        ]
+        end = None
+        if phase == "over":
+            end = "sixteen" if any(c["on_board"] == TOPPINGS for c in colours) else "limit"
+        return {
+            "n": view["players"],
+            "options": {"variant": view["variant"]},
+            "log": [],
+            "round": view["round"],
+            "phase": phase,
+            "step": (view["placing"] - view["round"]) % COLOURS if phase == "add" else COLOURS,
+            "board": [entry["colour"] for entry in view["board"]],
+            "supply": [colour["supply"] for colour in colours],
+            "picks": picks,
+            "picks_from": 0 if phase == "cut" else None,
+            "last_cut": view["last_cut"],
+            "won": [colour["won"] for colour in colours],
+            "lost": [colour["lost"] for colour in colours],
+            "end": end,
+        }
+
+    def redeal_hidden(self, state: State, seat: int | None, rng: random.Random) -> State:
+        if state["phase"] != "cut":
+            return dict(state)
+        picks = list(state["picks"])
+        log = list(state["log"])
+        for index in range(state["picks_from"], len(log)):
+            mover, move = log[index]
+            if move.get(SECRET) and mover != seat:
+                picks[mover] = rng.choice(FACES)
+                log[index] = [mover, {"cut": picks[mover], SECRET: True}]
+        return {**state, "picks": picks, "log": log}
 
 
 def _is_int(value: Any) -> bool:

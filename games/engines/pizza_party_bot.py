@@ -4,15 +4,19 @@ Both bots reason about the cut with counts alone: for a choice of lines, the top
 keeps after step 3 follow from the per-part counts, so no board is built. A round has only 6 × 6 × 6
 line choices, and both bots weigh all of them.
 
-- ``bot_move``: picks the cut with the best average outcome against uniformly random picks of the
+- level 1: picks the cut with the best average outcome against uniformly random picks of the
   others, and places where the best such cut is worth most once the topping stands there.
-- ``bot_move_strong``: the same search, but it expects the other players to pick sensibly (half of
-  each one's weight on its own best answer to random picks; the duel's neutral die stays uniform),
-  for its cut and for its placement.
+- level 2: the same search, but it expects the other players to pick sensibly (half of each one's
+  weight on its own best answer to random picks; the duel's neutral die stays uniform), for its
+  cut and for its placement.
 
-Measured (seeded games, the hero's seat rotating): the basic bot wins 94% of three-player games
-against two random players; the strong bot wins 78% of three-player games against two basic bots
-and 67% of duels against the basic bot.
+A bot gets its seat's view, never the state: the others' secret picks are not in it, and the
+bots never needed them (they weigh every pick the others could make).
+
+Measured (seeded games, the hero's seat rotating; tests/engines/test_pizza_party_bot.py): level 1
+is first in 281 of 300 three-player games against two random players; level 2 is first in 116 of
+150 three-player games against two level 1 bots, and in 105 of 150 duels against one (first
+alone or shared in every count).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .base import CHANCE, IllegalMove, Move, State, gettext_noop
+from .base import IllegalMove, Move, State, gettext_noop
 from .pizza_party import (
     COLOURS,
     FACES,
@@ -226,22 +230,13 @@ def choose_place(state: State, colour: int, rng: random.Random, strong: bool = F
     return cell_name(cells[best])
 
 
-def _colour_to_play(state: State, seat: int) -> int:
-    engine = _engine()
-    if seat not in engine.to_move(state):
+def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
+    """The move of the bot of ``level`` for the seat of ``view``."""
+    colour = view["you"]
+    if colour is None or colour not in view["to_move"]:
         raise IllegalMove(gettext_noop("It is not your turn."))
-    return NEUTRAL if seat == CHANCE else seat
-
-
-def bot_move(state: State, seat: int, rng: random.Random) -> Move:
-    colour = _colour_to_play(state, seat)
+    state = _engine().sample_state(view, rng)
+    strong = level >= 2
     if state["phase"] == "add":
-        return {"place": choose_place(state, colour, rng)}
-    return {"cut": choose_cut(state, colour, rng)}
-
-
-def bot_move_strong(state: State, seat: int, rng: random.Random) -> Move:
-    colour = _colour_to_play(state, seat)
-    if state["phase"] == "add":
-        return {"place": choose_place(state, colour, rng, strong=True)}
-    return {"cut": choose_cut(state, colour, rng, strong=True)}
+        return {"place": choose_place(state, colour, rng, strong)}
+    return {"cut": choose_cut(state, colour, rng, strong)}

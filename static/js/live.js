@@ -58,9 +58,61 @@
     if (version !== null && version < shownVersion()) event.detail.shouldSwap = false;
   });
 
+  // The board, its notes and the players' panel are the same for every viewer of a table version
+  // (so the server renders them once); the viewer's own seat is marked here.
+  function markYou() {
+    var status = document.getElementById("table-status");
+    var you = status ? status.dataset.you : "";
+    document.querySelectorAll("#table-board [data-seat], #table-players [data-seat], #table-info [data-seat]").forEach(function (el) {
+      el.classList.toggle("you", you !== "" && el.dataset.seat === you);
+    });
+    document.querySelectorAll(".table-page").forEach(function (page) {
+      page.classList.toggle("seated", you !== "");
+    });
+  }
+
+  // The replay steps with the arrow keys (Home and End: first and last move).
+  var REPLAY_KEYS = {
+    ArrowRight: 'a[rel="next"]',
+    ArrowLeft: 'a[rel="prev"]',
+    Home: '[data-testid="replay-first"]',
+    End: '[data-testid="replay-last"]'
+  };
+
+  document.addEventListener("keydown", function (event) {
+    var selector = REPLAY_KEYS[event.key];
+    if (!selector || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (event.target.closest && event.target.closest("input, select, textarea, [contenteditable]")) return;
+    var link = document.querySelector("#replay .replay-nav " + selector);
+    if (link) {
+      event.preventDefault();
+      // A key pressed right after a step arrived may come before htmx has boosted the new links:
+      // boost them first, so the step is fetched in the background rather than as a new page.
+      if (window.htmx) window.htmx.process(link.parentNode);
+      link.click();
+    }
+  });
+
+  // A create form shows the options of the chosen game only (without JavaScript it shows all).
+  function showChosenGameOptions() {
+    document.querySelectorAll("form").forEach(function (form) {
+      var game = form.querySelector("select[name=game]");
+      if (!game) return;
+      form.querySelectorAll("fieldset.game-options").forEach(function (fieldset) {
+        fieldset.hidden = fieldset.dataset.game !== game.value;
+      });
+    });
+  }
+
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select[name=game]")) showChosenGameOptions();
+  });
+
   function refresh() {
     tick();
     absoluteInviteLinks();
+    markYou();
+    showChosenGameOptions();
   }
 
   document.addEventListener("DOMContentLoaded", refresh);

@@ -15,7 +15,15 @@ from arena import jobs, rendering, services
 from arena.models import ArenaMatch, Entry, Tournament
 from tests.site.factories import make_user
 
-from .builders import end_arena_now, finish_with_ranks, open_table, running_arena
+from .builders import (
+    end_arena_now,
+    finish_with_ranks,
+    live_tables,
+    open_table,
+    play_tables,
+    players_of,
+    running_arena,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -124,6 +132,25 @@ def test_creating_an_arena_starts_it_now_by_default_and_goes_to_its_page():
     assert abs((tournament.starts_at - timezone.now()).total_seconds()) < 60
     html = client_for(ann).get(answer.url).content.decode()
     assert "Friday slices" in html
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "fields", "options"),
+    [
+        ("part-du-chef", "3", {"part_du_chef__marianne": "on"}, {"marianne": True}),
+        ("pizza-party", "2", {}, {"variant": "duel"}),
+        ("pizza-party", "3", {}, {"variant": "standard"}),
+        ("cafe-fatal", "4", {}, {}),
+    ],
+)
+def test_an_arena_of_every_game_takes_the_options_its_engine_declares(game, seats, fields, options):
+    ann = make_user()
+    answer = client_for(ann).post(
+        reverse("arena:create"), create_fields(game=game, seats=seats, **fields)
+    )
+    assert answer.status_code == 302
+    tournament = Tournament.objects.get(created_by=ann)
+    assert (tournament.game, tournament.options) == (game, options)
 
 
 def test_the_form_offers_the_current_time_and_a_start_later():
@@ -429,3 +456,24 @@ def test_a_table_the_arena_opened_links_back_to_the_arena():
     other = game_services.start_match_for_players("part-du-chef", users[:2], turn_seconds=60)
     page = Client().get(f"/tables/{other.pk}/").content.decode()
     assert f'href="/arenas/{tournament.pk}/"' not in page
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("part-du-chef", 3), ("pizza-party", 3), ("cafe-fatal", 2)]
+)
+def test_an_arena_of_every_game_seats_its_players_at_a_table_they_play_in_the_browser(game, seats):
+    tournament, _users = running_arena(players=seats, seats=seats, game=game)
+    assert jobs.seat_waiting_players() == 1
+    (table,) = live_tables(tournament)
+    for user in players_of(table):
+        html = client_for(user).get(reverse("games:table", args=[table.match_id])).content.decode()
+        assert 'id="table-board"' in html and "<svg" in html
+        assert page(tournament) in html  # the way back to the arena
+    assert play_tables(tournament, seed=3) == 1
+    # spec/arena.md: 2 points for each opponent ranked behind, 1 for each sharing the rank.
+    ranks = {s.user_id: s.rank for s in table.match.seats.all()}
+    for entry in Entry.objects.filter(tournament=tournament):
+        mine = ranks[entry.user_id]
+        others = [rank for user, rank in ranks.items() if user != entry.user_id]
+        expected = 2 * sum(r > mine for r in others) + sum(r == mine for r in others)
+        assert (entry.matches, entry.points) == (1, expected)

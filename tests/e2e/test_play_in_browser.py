@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, mark_loaded, play_la_part_du_chef, sign_up, status_of
+from .ui import WAIT, assign_chillies, mark_loaded, play_la_part_du_chef, sign_up, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -65,8 +65,40 @@ def test_three_players_play_a_ranked_match_while_a_spectator_watches(live_site, 
         assert sorted(by_seat) == [0, 1, 2]
         expect(host.locator("#table-timer time.countdown")).to_be_visible()
 
-        moves = play_la_part_du_chef(spectator, by_seat, everyone, cut=(0, 4, 8))
+        moves = play_la_part_du_chef(
+            spectator, by_seat, everyone, cut=(0, 4, 8), stop_at_chillies=True
+        )
         assert moves == ROUNDS * (PLAYERS + 1)
+
+        # The chilli step: each holder finds the suggestion pre-selected; the first changes it,
+        # the others see only that they have chosen until the last choice is in.
+        expect(status_of(spectator)).to_have_attribute("data-phase", "chillies")
+        holders = [int(s) for s in status_of(spectator).get_attribute("data-to-move").split(",")]
+        for seat, page in by_seat.items():
+            assert (page.get_by_test_id("chilli-form").count() == 1) == (seat in holders)
+        first = by_seat[holders[0]]
+        suggested = first.locator('#chilli-form input[name="chilli_1"]:checked')
+        changed = "M" if suggested.get_attribute("value") != "M" else "T"
+        version = int(status_of(spectator).get_attribute("data-version"))
+        assign_chillies(first, changed)
+        version += 1
+        for page in everyone:
+            expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
+        first_name = status_of(first).get_attribute("data-you")
+        step = spectator.get_by_test_id("chilli-step")
+        mine = first.get_by_test_id("your-chillies")
+        if len(holders) > 1:
+            expect(step.locator(f'li[data-seat="{first_name}"]')).to_contain_text("has chosen")
+            expect(mine).to_be_visible()
+        for seat in holders[1:]:
+            assign_chillies(by_seat[seat])
+            version += 1
+            for page in everyone:
+                expect(status_of(page)).to_have_attribute(
+                    "data-version", str(version), timeout=WAIT
+                )
+        kind_names = {"M": "Margherita", "T": "Truffe"}
+        expect(step.locator(f'li[data-seat="{first_name}"]')).to_contain_text(kind_names[changed])
 
         results = []
         for page in everyone:

@@ -30,31 +30,119 @@ def status_of(page):
     return page.locator("#table-status")
 
 
-def play_la_part_du_chef(observer, by_seat: dict, watchers: list, cut: tuple[int, ...]) -> int:
+def play_la_part_du_chef(
+    observer, by_seat: dict, watchers: list, cut: tuple[int, ...], stop_at_chillies: bool = False
+) -> int:
     """Play a La Part du Chef match to its end through the forms: the chef cuts at ``cut``, the
-    others take the first free portion, eat nothing and steal nothing. After each move every
-    watcher's page must show the new version, without a reload and without an error. Returns
-    the number of moves played."""
+    others take the first free portion, eat nothing and steal nothing; at the end every chilli
+    holder keeps the suggested assignment (or, with ``stop_at_chillies``, the function returns
+    when that step opens). After each move every watcher's page must show the new version,
+    without a reload and without an error. Returns the number of cuts and takes played."""
     from playwright.sync_api import expect
 
     moves = 0
     while status_of(observer).get_attribute("data-status") == "playing":
         status = status_of(observer)
         version = int(status.get_attribute("data-version"))
-        page = by_seat[int(status.get_attribute("data-to-move"))]
+        phase = status.get_attribute("data-phase")
+        if phase == "chillies" and stop_at_chillies:
+            return moves
+        page = by_seat[int(status.get_attribute("data-to-move").split(",")[0])]
         expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
-        if status.get_attribute("data-phase") == "cut":
+        if phase == "chillies":
+            assign_chillies(page)
+        elif phase == "cut":
             form = page.get_by_test_id("cut-form")
             boxes = form.locator("input[name=cut]")
             for position in cut:
                 boxes.nth(position).check()
             form.get_by_role("button", name="Cut the pizza").click()
+            moves += 1
         else:
             page.get_by_test_id("take-form").first.locator("button[type=submit]").click()
+            moves += 1
         for other in watchers:
             expect(status_of(other)).to_have_attribute(
                 "data-version", str(version + 1), timeout=WAIT
             )
         expect(page.locator("#page-error p")).to_have_count(0)
-        moves += 1
     return moves
+
+
+def assign_chillies(page, first_kind: str | None = None) -> None:
+    """Assign the chillies: the suggestion the page pre-selects, with the first chilli changed
+    to ``first_kind`` when given."""
+    form = page.get_by_test_id("chilli-form")
+    if first_kind:
+        form.locator(f'input[name="chilli_1"][value="{first_kind}"]').check()
+    form.get_by_role("button", name="Assign my chillies").click()
+
+
+def open_table(page, game: str, seats: int) -> str:
+    """Open a friendly table of ``game`` from the lobby's form; the table's URL."""
+    from playwright.sync_api import expect
+
+    form = page.get_by_test_id("create-form")
+    form.get_by_label("Game").select_option(game)
+    form.get_by_label("Seats").select_option(str(seats))
+    form.get_by_role("button", name="Open the table").click()
+    expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
+    return page.url
+
+
+def add_bots(page, count: int, level: int = 1) -> None:
+    from playwright.sync_api import expect
+
+    for _ in range(count):
+        taken = page.locator("#table-seats li .empty").count()
+        page.select_option("#bot-level", str(level))
+        page.get_by_test_id("add-bot").click()
+        expect(page.locator("#table-seats li .empty")).to_have_count(taken - 1, timeout=WAIT)
+
+
+def seats_of(pages: list) -> dict:
+    """Each page by the seat its player was given (the site seats players in random order)."""
+    return {int(status_of(page).get_attribute("data-you")): page for page in pages}
+
+
+def wait_for_version(pages: list, version: int) -> None:
+    from playwright.sync_api import expect
+
+    for page in pages:
+        expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
+
+
+def newer_version(page, than: int) -> int:
+    """Wait until ``page`` shows a version newer than ``than``; that version."""
+    page.wait_for_function(
+        "v => Number(document.getElementById('table-status').dataset.version) > v",
+        arg=than,
+        timeout=WAIT,
+    )
+    return int(status_of(page).get_attribute("data-version"))
+
+
+def play_pizza_party(observer, by_seat: dict, watchers: list, pick: int = 1) -> int:
+    """Play Pizza Party to its end by clicking the board: whoever adds clicks the first cell
+    offered, every picker presses ``pick``. Bots and chance play for the seats not in
+    ``by_seat``. After each click every watcher follows without an error. Returns the number of
+    clicks."""
+    from playwright.sync_api import expect
+
+    clicks = 0
+    while status_of(observer).get_attribute("data-status") == "playing":
+        status = status_of(observer)
+        version = int(status.get_attribute("data-version"))
+        movers = [int(s) for s in status.get_attribute("data-to-move").split(",") if s]
+        seat = next(s for s in movers if s in by_seat)
+        page = by_seat[seat]
+        wait_for_version([page], version)
+        if status.get_attribute("data-phase") == "add":
+            page.locator("#table-targets .cell-target").first.click()
+        else:
+            expect(page.get_by_test_id("pick-form")).to_be_visible()
+            page.get_by_test_id(f"pick-{pick}").click()
+        wait_for_version(watchers, version + 1)
+        expect(page.locator("#page-error p")).to_have_count(0)
+        clicks += 1
+    return clicks

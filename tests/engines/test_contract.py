@@ -18,12 +18,15 @@ from typing import Any
 import pytest
 
 from games.engines import CHANCE, Engine, IllegalMove, SeatRef, Sentence, all_engines
+from games.engines.records import export_record, replay
 
 ENGINES = all_engines()
 ENGINE_SOURCES = Path(__file__).resolve().parents[2] / "games" / "engines"
 GAMES_PER_TABLE = 2
 #: Legal moves described per position (the full list of a cut or a take can be huge).
 MOVES_DESCRIBED = 12
+#: Positions checked per game where a check costs more than the move (views, records, bots).
+POSITIONS_PER_GAME = 30
 
 
 def by_slug(engine: Engine) -> str:
@@ -59,10 +62,18 @@ def playout(engine: Engine, n: int, options: dict[str, Any], seed: int) -> Itera
     yield state, None, None
 
 
-def games(engine: Engine) -> Iterator[tuple[int, dict[str, Any], int]]:
+def games(engine: Engine, per_table: int = GAMES_PER_TABLE) -> Iterator[tuple]:
+    """(n, options, seed) for ``per_table`` games at every table."""
     for n, options in tables(engine):
-        for seed in range(GAMES_PER_TABLE):
+        for seed in range(per_table):
             yield n, options, seed
+
+
+def some_positions(engine: Engine, n: int, options: dict, seed: int) -> list[tuple]:
+    """About ``POSITIONS_PER_GAME`` positions spread over one game, its last one included."""
+    moves = list(playout(engine, n, options, seed))
+    step = max(1, len(moves) // POSITIONS_PER_GAME)
+    return moves[-1::-step][::-1]
 
 
 def marked_templates() -> set[str]:
@@ -183,3 +194,96 @@ def test_a_simultaneous_step_is_open_exactly_while_seats_move_in_secret(engine):
                 seen.append(step)
             if seat is None:
                 raise AssertionError("the game ended with a step open")
+
+
+# --- what a seat may see -----------------------------------------------------------------------------
+def viewers(n: int) -> list[int | None]:
+    return [*range(n), None]
+
+
+def seen_by(engine: Engine, state: dict, viewer: int | None, n: int) -> tuple[str, str]:
+    """What ``viewer`` gets of ``state``: its view and its record, as JSON."""
+    record = export_record(engine, state, [f"p{i}" for i in range(n)], viewer)
+    return json.dumps(engine.view(state, viewer), sort_keys=True), json.dumps(
+        record, sort_keys=True
+    )
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=by_slug)
+def test_redealing_what_a_seat_cannot_see_changes_nothing_it_gets(engine):
+    rng = random.Random(1)
+    for n, options, seed in games(engine):
+        for state, seat, _ in some_positions(engine, n, options, seed):
+            for viewer in viewers(n):
+                twin = engine.redeal_hidden(state, viewer, rng)
+                assert seen_by(engine, twin, viewer, n) == seen_by(engine, state, viewer, n)
+                # The twin is a state of the same game: it goes on as the real one would.
+                assert engine.to_move(twin) == engine.to_move(state)
+                if seat is not None and seat != CHANCE and seat == viewer:
+                    move = engine.random_move(state, seat, rng)
+                    engine.apply(twin, seat, move)
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=by_slug)
+def test_a_state_sampled_from_a_view_shows_that_same_view(engine):
+    rng = random.Random(2)
+    for n, options, seed in games(engine):
+        for state, _, _ in some_positions(engine, n, options, seed):
+            for viewer in range(n):
+                view = engine.view(state, viewer)
+                sample = engine.sample_state(view, rng)
+                assert engine.view(sample, viewer) == view
+                assert engine.to_move(sample) == engine.to_move(state)
+
+
+# --- records -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("engine", ENGINES, ids=by_slug)
+def test_the_record_of_a_finished_game_replays_to_the_same_state_and_result(engine):
+    for n, options, seed in games(engine):
+        *_, (final, _, _) = playout(engine, n, options, seed)
+        for viewer in viewers(n):
+            record = json.loads(json.dumps(export_record(engine, final, ["p"] * n, viewer)))
+            _, replayed = replay(record)
+            assert engine.result(replayed) == engine.result(final)
+            assert engine.breakdown(replayed) == engine.breakdown(final)
+
+
+# --- bots --------------------------------------------------------------------------------------------
+#: Positions per game where every bot level plays (the searching levels take a while).
+BOT_POSITIONS = 2
+
+
+def bot_positions(engine: Engine) -> Iterator[tuple[dict, int]]:
+    """A few positions of one game per table where a seat (not chance) is to move."""
+    rng = random.Random(3)
+    for n, options, seed in games(engine, per_table=1):
+        positions = [
+            (state, seat)
+            for state, seat, _ in playout(engine, n, options, seed)
+            if seat is not None and seat != CHANCE
+        ]
+        yield from rng.sample(positions, min(BOT_POSITIONS, len(positions)))
+
+
+def bot_cases() -> list[tuple[Engine, int]]:
+    return [(engine, level) for engine in ENGINES for level in engine.bot_levels]
+
+
+@pytest.mark.parametrize(
+    "engine, level", bot_cases(), ids=[f"{e.slug}-{level}" for e, level in bot_cases()]
+)
+def test_every_bot_level_plays_a_legal_move_and_only_from_what_its_seat_sees(engine, level):
+    """The honesty test: re-deal everything the seat cannot see and the bot's decision stays
+    the same (same seed), because it never gets more than the seat's view."""
+    redeal = random.Random(4)
+    for state, seat in bot_positions(engine):
+        move = engine.bot_move(engine.view(state, seat), random.Random(5), level)
+        engine.check(state, seat, move)
+        twin = engine.redeal_hidden(state, seat, redeal)
+        assert engine.bot_move(engine.view(twin, seat), random.Random(5), level) == move
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=by_slug)
+def test_an_engine_offers_bot_levels_starting_at_one(engine):
+    assert engine.bot_levels and engine.bot_levels[0] == 1
+    assert list(engine.bot_levels) == sorted(set(engine.bot_levels))

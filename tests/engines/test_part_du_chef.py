@@ -26,7 +26,7 @@ PIZZA = ["R2", "R2", "M2", "M2", "F1", "F1", "V1", "V1", "T1", "R2*", "C", "M3",
 
 
 def bot_move_for(state: dict, seat: int, level: int) -> dict:
-    return ENGINE.bot_move(state, seat, random.Random(0), level)
+    return ENGINE.bot_move(ENGINE.view(state, seat), random.Random(0), level)
 
 
 def zero(**counts: int) -> dict[str, int]:
@@ -197,6 +197,13 @@ def test_a_steal_needs_an_opponent_who_keeps_a_slice_of_the_kind():
     refused(state, 1, {"take": 2, "steal": {"R": 2}}, "keeps no Reine")
     refused(state, 1, {"take": 2, "steal": {"R": 1}}, "opponent")
     assert all("steal" not in move for move in ENGINE.legal(state, 1))
+
+
+def test_a_steal_names_a_kind_by_its_one_letter():
+    # "MR" and "" are substrings of "MRFVT" but no kind: refused like any other unknown name.
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    for kind in ("MR", "", "X"):
+        refused(state, 2, {"take": 2, "steal": {kind: 1}}, "not a kind")
 
 
 def test_an_eaten_finisher_steals_nothing():
@@ -472,7 +479,7 @@ def test_only_chilli_holders_assign_and_in_any_order():
     state = ENGINE.apply(state, 0, {"chillies": {"V": 2}})
     assert ENGINE.is_over(state) and ENGINE.simultaneous_step(state) is None
     nobody = with_holdings(2, [["C"], ["T1"]])
-    nobody = {**nobody, "phase": "chillies", "chillies": [None, None]}
+    nobody = {**nobody, "phase": "chillies", "chillies": [None, None], "chillies_held": [1, 0]}
     assert ENGINE.to_move(nobody) == [0]
     refused(nobody, 1, {"chillies": {}}, "keep no chilli")
 
@@ -579,3 +586,37 @@ def test_an_eaten_finisher_scores_its_olives_and_its_slice_point_and_steals_noth
     assert state["olives"][2] == 2
     assert state["slice_points"][2] == 4
     assert state["kept"][1] == [0, 1, 2, 3]
+
+
+# --- what a seat cannot see, re-dealt -------------------------------------------------------------
+def test_redeal_hidden_deals_the_unrevealed_pizzas_anew_and_keeps_the_revealed_ones():
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}))
+    twin = ENGINE.redeal_hidden(state, 1, random.Random(1))
+    assert twin["pizzas"][0] == PIZZA
+    assert twin["pizzas"][1:] != state["pizzas"][1:]
+    check_pizzas(twin["pizzas"])
+    assert twin["log"][0] == [CHANCE, {"deal": {"first_chef": 0, "pizzas": twin["pizzas"]}}]
+    assert twin["log"][1:] == state["log"][1:]
+    # Every pizza has been seen once the last round starts: nothing is left to re-deal.
+    last = {**state, "round": 4}
+    assert ENGINE.redeal_hidden(last, 1, random.Random(1))["pizzas"] == state["pizzas"]
+
+
+def test_redeal_hidden_chooses_again_for_the_others_pending_chilli_choices():
+    state = ENGINE.apply(five_pizzas_two_players(), 1, {"chillies": {"M": 1}})
+    rng = random.Random(2)
+    redealt = [ENGINE.redeal_hidden(state, 0, rng)["chillies"][1] for _ in range(20)]
+    assert {"M": 1} in redealt and len({json.dumps(c) for c in redealt}) > 1
+    assert all(sum(choice.values()) == 1 for choice in redealt)
+    assert ENGINE.redeal_hidden(state, 1, rng)["chillies"] == [None, {"M": 1}]
+
+
+def test_a_state_sampled_from_a_view_keeps_what_the_view_shows_and_deals_the_rest():
+    state = play(dealt(3, PIZZA, marianne=True), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    view = ENGINE.view(state, 2)
+    sample = ENGINE.sample_state(view, random.Random(3))
+    assert sample["pizzas"][0] == PIZZA and sample["pizzas"][1:] != state["pizzas"][1:]
+    check_pizzas(sample["pizzas"])
+    for key in ("phase", "round", "cut", "portions", "taken_by", "kept", "eaten", "chillies"):
+        assert sample[key] == state[key], key
+    assert sample["marianne_used"] is False and sample["log"] == []

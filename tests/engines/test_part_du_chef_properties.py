@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engines import CHANCE
-from games.engines.part_du_chef import BURNT, ENGINE, PIZZAS
+from games.engines.part_du_chef import ENGINE, PIZZAS
 from games.engines.records import export_record, replay
 
 from .pdc_helpers import random_game
@@ -22,17 +22,6 @@ def sample_legal(state: dict, seat: int, rng: random.Random, k: int = 3) -> list
     """A few of the listed legal moves, drawn from the start of the list and from anywhere in it."""
     moves = list(itertools.islice(ENGINE.legal(state, seat), 5000))
     return moves[:2] + rng.sample(moves, min(k, len(moves)))
-
-
-def with_hidden_pizzas_redealt(state: dict, rng: random.Random) -> dict:
-    """The same state with the pizzas nobody has seen yet dealt differently."""
-    revealed = ENGINE.revealed_rounds(state)
-    hidden = [c for p in state["pizzas"][revealed:] for c in p if c != BURNT]
-    rng.shuffle(hidden)
-    pizzas = [list(p) for p in state["pizzas"][:revealed]]
-    for k in range(PIZZAS - revealed):
-        pizzas.append([*hidden[12 * k : 12 * k + 12], BURNT])
-    return {**state, "pizzas": pizzas}
 
 
 @GAMES
@@ -66,8 +55,8 @@ def test_every_listed_legal_move_applies_and_no_view_shows_an_unrevealed_pizza(s
             continue
         for move in sample_legal(state, seat, rng):
             ENGINE.apply(state, seat, move)
-        twin = with_hidden_pizzas_redealt(state, rng)
         for viewer in (*range(n), None):
+            twin = ENGINE.redeal_hidden(state, viewer, rng)
             assert ENGINE.view(state, viewer) == ENGINE.view(twin, viewer)
             seen = export_record(ENGINE, state, ["x"] * n, viewer)
             assert seen == export_record(ENGINE, twin, ["x"] * n, viewer)
@@ -84,5 +73,6 @@ def test_bots_of_both_levels_play_only_legal_moves(seed, n, marianne):
         if seat == CHANCE:
             move = ENGINE.sample_chance(state, rng)
         else:
-            move = ENGINE.bot_move(state, seat, rng, level=1 + seat % 2 if seed % 7 == 0 else 1)
+            level = 1 + seat % 2 if seed % 7 == 0 else 1
+            move = ENGINE.bot_move(ENGINE.view(state, seat), rng, level)
         state = ENGINE.apply(state, seat, move)

@@ -32,7 +32,6 @@ from games.engines.pizza_party import (
     hex_distance,
     placeable_cells,
 )
-from games.engines.pizza_party_bot import bot_move, bot_move_strong
 from games.engines.records import ReplayError, export_record, replay
 from tests.golden_io import golden_cases, load_case
 
@@ -668,49 +667,6 @@ def test_golden_playthrough_replays_to_its_result(path):
         assert str(caught.value) == case["error"]
 
 
-# --- bots ------------------------------------------------------------------------------------
-def play_with(players: dict[int, Any], n: int, seed: int) -> State:
-    rng = random.Random(seed)
-    state = ENGINE.new_game(n)
-    while not ENGINE.is_over(state):
-        due = ENGINE.to_move(state)
-        seat = rng.choice(due)
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = players[seat](state, seat, rng)
-            ENGINE.check(state, seat, move)
-        state = ENGINE.apply(state, seat, move)
-    return state
-
-
-def random_player(state: State, seat: int, rng: random.Random) -> dict[str, Any]:
-    return ENGINE.random_move(state, seat, rng)
-
-
-def test_the_bot_wins_most_games_against_two_random_players():
-    # Measured: 283 of 300 (94%), none of them shared; a random seat wins about a third.
-    wins = 0
-    for seed in range(300):
-        hero = seed % 3
-        players = {s: bot_move if s == hero else random_player for s in range(3)}
-        state = play_with(players, 3, seed)
-        wins += hero in ENGINE.result(state).extra["winners"]
-    assert wins >= 180
-
-
-def test_both_bot_levels_play_legal_moves_in_both_variants():
-    for seed in range(6):
-        n = 2 + seed % 2
-        players = {s: (bot_move, bot_move_strong)[(s + seed) % 2] for s in range(n)}
-        state = play_with(players, n, seed)
-        assert ENGINE.is_over(state)
-    with pytest.raises(IllegalMove, match="not your turn"):
-        bot_move(ENGINE.new_game(3), B, random.Random(0))
-    assert ENGINE.bot_move(ENGINE.new_game(3), A, random.Random(0))["place"]
-    assert ENGINE.bot_move_strong(ENGINE.new_game(2), A, random.Random(0))["place"]
-
-
 # --- the move log and the breakdown ----------------------------------------------------------
 def test_a_placement_reads_as_adding_a_topping_on_its_cell():
     state = ENGINE.new_game(2)
@@ -762,3 +718,26 @@ def test_the_breakdown_counts_toppings_on_the_board_cells_won_and_toppings_lost(
         {"on_board": 2, "won": 0, "lost": 1},
         {"on_board": 1, "won": 0, "lost": 0},
     ]
+
+
+# --- what a seat cannot see, re-dealt ---------------------------------------------------------
+def test_redeal_hidden_draws_the_other_colours_pending_picks_again():
+    state = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]})
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 2}), B, {"cut": 5})
+    rng = random.Random(1)
+    for_a = [ENGINE.redeal_hidden(state, A, rng) for _ in range(20)]
+    assert all(twin["picks"][A] == 2 and twin["picks"][C] is None for twin in for_a)
+    assert len({twin["picks"][B] for twin in for_a}) > 1
+    assert all(twin["log"][-1] == [B, {"cut": twin["picks"][B], "secret": True}] for twin in for_a)
+    spectator = [ENGINE.redeal_hidden(state, None, rng)["picks"][A] for _ in range(20)]
+    assert len(set(spectator)) > 1
+
+
+def test_a_state_sampled_from_a_view_keeps_your_pick_and_draws_the_others():
+    state = position({A: [(3, -3)], B: [(-3, 3)], C: [(0, -3)]}, round_number=3)
+    state = ENGINE.apply(ENGINE.apply(state, A, {"cut": 2}), B, {"cut": 5})
+    sample = ENGINE.sample_state(ENGINE.view(state, A), random.Random(2))
+    assert sample["picks"][A] == 2 and sample["picks"][B] in range(1, 7)
+    assert sample["picks"][C] is None
+    for key in ("board", "supply", "round", "phase", "won", "lost", "options"):
+        assert sample[key] == state[key], key

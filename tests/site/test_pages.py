@@ -77,18 +77,45 @@ def test_the_lobby_asks_anonymous_visitors_to_log_in_and_lists_open_tables():
     assert "1/3 seats" in html and "La Marianne" in html and "by ann" in html
 
 
-def test_the_lobby_offers_the_create_form_and_lists_api_only_games():
+def test_the_lobby_offers_every_game_with_its_options_and_links_every_table():
     user = make_user()
     other = make_user("cafe-owner")
     cafe = services.create_table(other, "cafe-fatal", seats=2)
     html = client_for(user).get(reverse("games:lobby")).content.decode()
     assert 'data-testid="create-form"' in html
-    assert 'name="marianne"' in html and 'name="turn_seconds"' in html
-    # Only La Part du Chef can be opened in the browser; the others are listed as API only.
-    assert '<option value="part-du-chef"' in html and '<option value="cafe-fatal"' not in html
-    assert "API only for now" in html
+    assert 'name="part_du_chef__marianne"' in html and 'name="turn_seconds"' in html
+    for slug in ("part-du-chef", "pizza-party", "cafe-fatal"):
+        assert f'<option value="{slug}"' in html
+    assert '<option value="part-du-chef" selected>' in html
+    assert "API only" not in html
     assert f'data-table="{cafe.pk}"' in html
-    assert reverse("games:table", args=[cafe.pk]) not in html
+    assert reverse("games:table", args=[cafe.pk]) in html
+    assert f'data-testid="join-{cafe.pk}"' in html
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [("pizza-party", "3", {"variant": "standard"}), ("cafe-fatal", "5", {})],
+)
+def test_every_game_opens_from_the_lobby_form(game, seats, options):
+    user = make_user()
+    answer = client_for(user).post(
+        reverse("games:create"), {"game": game, "seats": seats, "mode": "friendly"}
+    )
+    match = Match.objects.get()
+    assert answer.status_code == 302 and answer["Location"] == table_url(match)
+    assert (match.game, match.seats_count, match.options) == (game, int(seats), options)
+
+
+@pytest.mark.parametrize("game", ["part-du-chef", "pizza-party", "cafe-fatal"])
+def test_your_turn_badges_link_to_the_table_of_every_game(game):
+    match, users = started_table(game=game, players=3)
+    seat = get_engine(game).to_move(match.state)[0]
+    html = client_for(user_at(match, users, seat)).get(reverse("games:lobby")).content.decode()
+    badge = re.search(
+        rf'<a class="badge turn" href="([^"]+)" data-testid="your-turn-{match.pk}"', html
+    )
+    assert badge and badge.group(1) == table_url(match)
 
 
 def test_my_tables_lists_open_and_playing_tables_with_a_seat_even_private_ones():
@@ -121,7 +148,7 @@ def test_a_private_table_redirects_with_its_invitation():
             "seats": "2",
             "mode": "friendly",
             "private": "on",
-            "marianne": "on",
+            "part_du_chef__marianne": "on",
         },
     )
     match = Match.objects.get()
@@ -489,7 +516,7 @@ def test_the_replay_steps_through_the_moves():
     total = Move.objects.filter(match=match).exclude(seat=-1).count()
     client = Client()
     start = client.get(table_url(match, "replay")).content.decode()
-    assert f"Move 0 of {total}" in start and "The pizzas are dealt" in start
+    assert f"Move 0 of {total}" in start and "The match begins; no move yet." in start
     assert "?step=1" in start and 'data-testid="replay-prev"' not in start
     assert "Pizza 1 of 5" in start
 

@@ -17,7 +17,7 @@ from games.engines import get_engine
 from games.engines.part_du_chef import PIZZAS, SLICES_PER_PIZZA
 from games.models import Match, Move
 
-from .factories import make_user, play_one_move, play_to_the_end, started_table
+from .factories import make_user, play_one_move, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +28,9 @@ LIVE_PARTS = (
     "table-timer",
     "table-seats",
     "table-board",
+    "table-targets",
+    "table-moves",
+    "table-info",
     "table-players",
     "table-log",
     "table-result",
@@ -187,126 +190,10 @@ def test_the_lobby_fragments_list_public_open_tables_and_my_tables():
     assert "Log in to join" in anonymous and "My tables" not in anonymous
 
 
-# --- the board ---------------------------------------------------------------------------------
-def test_the_pizza_is_drawn_with_every_slice_labelled():
-    match, _ = started_table(players=3)
-    html = rendering.render_table_fragments(match, AnonymousUser())
-    pizza = match.state["pizzas"][0]
-    svg = html[html.index("<svg") : html.index("</svg>")]
-    assert svg.count('class="wedge"') == 13 and svg.count("<title") == 14
-    olives = sum(int(code[1]) for code in pizza if code[0] in "MRFVT")
-    assert svg.count('class="olive"') == olives
-    assert svg.count('class="medallion"') == sum(code.endswith("*") for code in pizza)
-    assert svg.count('class="slice kind-B') == 1
-    assert svg.count('class="slice kind-C') == pizza.count("C")
-    for slice_id in range(13):
-        assert f'data-slice-id="{slice_id}"' in svg and f">#{slice_id}<" in svg
-
-
-def test_the_cut_shows_portions_and_the_take_forms():
-    match, users = started_table(players=3)
-    chef = ENGINE.to_move(match.state)[0]
-    chef_user = users[chef]
-    match = services.play(match.pk, chef_user, {"cut": [0, 4, 9]}, match.version)
-    html = rendering.render_table_fragments(match, AnonymousUser())
-    svg = html[html.index("<svg") : html.index("</svg>")]
-    assert svg.count('class="band"') == 3 and svg.count('class="cut-line"') == 3
-    assert svg.count('data-portion="0"') == 4 + 1  # four slices and the portion's own group
-    chooser = ENGINE.to_move(match.state)[0]
-    forms = rendering.render_table_fragments(match, users[chooser])
-    assert forms.count('data-testid="take-form"') == 3
-    assert 'data-testid="cut-form"' not in forms
-    edible = [i for i in range(13) if match.state["pizzas"][0][i][0] in "MRFVT"]
-    assert forms.count('name="eat"') == len(edible)
-    for viewer in (chef_user, AnonymousUser()):
-        assert 'data-testid="take-form"' not in rendering.render_table_fragments(match, viewer)
-
-
-def test_the_move_log_is_readable_and_never_shows_the_deal():
-    match, users = started_table(players=3)
-    chef = ENGINE.to_move(match.state)[0]
-    match = services.play(match.pk, users[chef], {"cut": [0, 4, 9]}, match.version)
-    chooser = ENGINE.to_move(match.state)[0]
-    portion = match.state["portions"][1]
-    eat = [i for i in portion if match.state["pizzas"][0][i][0] in "MRFVT"][:1]
-    match = services.play(match.pk, users[chooser], {"take": 1, "eat": eat}, match.version)
-    html = rendering.render_table_fragments(match, AnonymousUser())
-    log = html[html.index('id="table-log"') :]
-    assert f"{users[chef].username} cuts pizza 1 at positions 0, 4, 9." in log
-    assert f"{users[chooser].username} takes portion 1 (" in log
-    if eat:
-        assert (
-            f"Eats {rendering.describe_slice(eat[0], match.state['pizzas'][0][eat[0]])['label']}"
-            in log
-        )
-    assert "deal" not in log
-
-
-def test_the_points_are_the_olives_and_slice_points_of_the_view():
-    match, users = started_table(players=3)
-    rng = random.Random(4)
-    for _ in range(8):
-        match = play_one_move(match, users, rng)
-    html = rendering.render_table_fragments(match, users[0])
-    points = [int(p) for p in re.findall(r'data-testid="points">(-?\d+)<', html)]
-    assert points == ENGINE.partial_scores(match.state)
-
-
+# --- the timer ---------------------------------------------------------------------------------
 def test_a_timer_is_shown_while_a_ranked_match_runs():
     match, users = started_table(players=2, mode="ranked", turn_seconds=120)
     html = rendering.render_table_fragments(match, users[0])
     assert 'class="countdown"' in html and 'datetime="' in html
     seconds = int(re.search(r'data-seconds-left="(\d+)"', html).group(1))
     assert 110 <= seconds <= 120
-
-
-def test_the_final_breakdown_comes_from_the_engine_and_the_seats():
-    match, users = started_table(players=3)
-    match = play_to_the_end(match, users, seed=9)
-    html = rendering.render_table_fragments(match, AnonymousUser())
-    result = html[html.index('id="table-result"') :]
-    breakdown = ENGINE.breakdown(match.state)
-    for seat in match.seats.all():
-        row = re.search(rf'<tr data-seat="{seat.index}">(.*?)</tr>', result, re.S).group(1)
-        cells = re.findall(r"<td[^>]*>(-?\d+)</td>", row)
-        expected = breakdown[seat.index]
-        assert [int(c) for c in cells] == [
-            seat.rank,
-            expected["olives"],
-            expected["slice_points"],
-            expected["majority"],
-            expected["variety"],
-            expected["burnt"],
-            seat.score,
-        ]
-    assert "The match is over." in html
-    assert 'data-testid="take-form"' not in html
-
-
-def test_la_marianne_is_offered_to_its_holder_only():
-    match, users = started_table(players=3, options={"marianne": True})
-    rng = random.Random(6)
-    for _ in range(40):
-        seat = ENGINE.to_move(match.state)[0]
-        if ENGINE.may_play_marianne(match.state, seat) and len(match.state["kept"][seat]) >= 2:
-            break
-        move = ENGINE.random_move(match.state, seat, rng)
-        if "marianne" in move:
-            move = next(m for m in ENGINE.legal(match.state, seat) if "marianne" not in m)
-        match = services.play(match.pk, users[seat], move, match.version)
-    else:
-        pytest.skip("La Marianne never became playable")
-    for index, user in enumerate(users):
-        html = rendering.render_table_fragments(match, user)
-        assert ('data-testid="marianne-form"' in html) == (index == seat)
-    html = rendering.render_table_fragments(match, users[seat])
-    assert 'name="give_1"' in html and 'name="get_2"' in html
-    assert "La Marianne is with" in html
-
-
-def test_a_game_without_a_browser_table_still_renders_its_fragments():
-    match, users = started_table(game="cafe-fatal", players=2)
-    html = rendering.render_table_fragments(match, users[0])
-    for part in LIVE_PARTS:
-        assert f'id="{part}"' in html
-    assert "played through the JSON API" in html

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0002_invitation'),
+        ('games', '0003_move_description'),
     ]
 
     operations = [
