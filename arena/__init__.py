@@ -2,13 +2,13 @@
 
 Pure parts: ``pairing`` (who sits with whom), ``scoring`` (points, fire, performance, order of
 the standings), ``schedule`` (the recurring arenas). Django parts: ``models``, ``services`` (what
-players do and what pages read, and the ``match_finished`` receiver that adds points), ``jobs``
+players do and what pages read, and the ``match_ended`` receiver that adds points), ``jobs``
 (the worker: create, start, seat, end, trophies) and ``api``.
 
 Choices where the spec is silent:
 - Waiting: joined, not paused or withdrawn, and not at a live arena table (of any arena: one
-  arena match at a time). Read from the seats, so an aborted table frees its players too; an
-  aborted table scores nothing.
+  arena match at a time). Read from the seats, so an aborted table frees its players too (the
+  ``match_ended`` receiver starts their waiting clocks); an aborted table scores nothing.
 - Left-over players (fewer than n, those who waited least) wait for the next round. The table
   that just played together is held back while nobody in it has waited ``max_wait`` (20 s).
 - Pause, resume: ``…/pause`` and ``…/resume``; joining again also resumes (and undoes a
@@ -18,8 +18,8 @@ Choices where the spec is silent:
 - Trophies: the first three of the standings among players with at least one match.
 - Performance: the mean over opponents met of (opponent's rating at seating ± 400 for a result
   ahead/behind, ± 0 when level); players without a match come after those with one.
-- Arena matches: mode "ranked" (rated by the ratings receiver), seat order shuffled, turn timer
-  of the arena (default 30 s).
+- Arena matches: mode "ranked" (rated by the ratings receiver), seats drawn by the site as at
+  every table, turn timer of the arena (default 30 s).
 - A player who is not staff may have at most 3 arenas announced or running.
 - A private arena's tables are private: its creator and its entrants may watch them (as may anyone
   with a table's own invitation code); someone who has only the arena's link sees the standings

@@ -15,10 +15,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 
-from games.consumers import (
-    RateLimitedConsumer,
-    poll_seconds,
-)
+from games.consumers import RateLimitedConsumer
 
 from . import rendering, services
 from .models import Tournament
@@ -49,7 +46,7 @@ class ArenaConsumer(RateLimitedConsumer):
         if not await self.admit(services.arena_group(self.tournament_id), verdict):
             return
         await self.send_arena()
-        self.keep_running(self.poll())
+        self.keep_checking(self.check_fingerprint)
 
     def allowed(self) -> bool | None:
         tournament = Tournament.objects.filter(pk=self.tournament_id).first()
@@ -58,10 +55,12 @@ class ArenaConsumer(RateLimitedConsumer):
             return None
         return True
 
-    async def disconnect(self, code: int) -> None:
-        if getattr(self, "pending", None) is not None:
-            self.pending.cancel()
-        await super().disconnect(code)
+    async def release(self) -> None:
+        pending = getattr(self, "pending", None)
+        if pending is not None:
+            pending.cancel()
+            await asyncio.wait([pending])
+        await super().release()
 
     async def arena_changed(self, event: dict) -> None:
         self.schedule_render()
@@ -72,16 +71,14 @@ class ArenaConsumer(RateLimitedConsumer):
         else:
             await self.send_error("Unknown message.")
 
-    async def poll(self) -> None:
+    async def check_fingerprint(self) -> None:
         """The doorbell may be lost, and with the in-memory layer the worker (another process)
         rings no bell here: a cheap fingerprint read tells whether to re-render."""
-        while True:
-            await asyncio.sleep(poll_seconds())
-            fingerprint = await database_sync_to_async(rendering.arena_fingerprint)(
-                self.tournament_id, self.user
-            )
-            if fingerprint != self.fingerprint:
-                self.schedule_render()
+        fingerprint = await database_sync_to_async(rendering.arena_fingerprint)(
+            self.tournament_id, self.user
+        )
+        if fingerprint != self.fingerprint:
+            self.schedule_render()
 
     def schedule_render(self) -> None:
         """Render soon, and not sooner than a second after the previous render: rings arriving

@@ -12,7 +12,6 @@ here but by ``services.record_match_result``, inside the transaction that finish
 from __future__ import annotations
 
 import logging
-import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
@@ -35,8 +34,6 @@ from .models import ArenaMatch, Entry, Tournament, Trophy
 logger = logging.getLogger(__name__)
 
 PODIUM = 3
-#: Seat order at a new table is luck (who starts must not follow the standings).
-_shuffler = random.SystemRandom()
 
 
 def _locked_tournament(tournament_id: int, **due) -> Tournament | None:
@@ -161,7 +158,6 @@ def seat_tournament(tournament_id: int) -> int:
             .select_related("user")
             .order_by("pk")
         )
-        _start_waiting_clocks(entries, now)
         if len(entries) < tournament.seats:
             return 0
         ratings = _ratings(tournament.game, [e.user_id for e in entries])
@@ -176,15 +172,6 @@ def seat_tournament(tournament_id: int) -> int:
         if groups:
             services.changed(tournament.pk)
         return len(groups)
-
-
-def _start_waiting_clocks(entries: list[Entry], now: datetime) -> None:
-    """A player freed by a table that was aborted (it sends no signal) starts waiting now."""
-    fresh = [e for e in entries if e.waiting_since is None]
-    for entry in fresh:
-        entry.waiting_since = now
-    if fresh:
-        Entry.objects.filter(pk__in=[e.pk for e in fresh]).update(waiting_since=now)
 
 
 def _ratings(game: str, user_ids: list[int]) -> dict[int, float]:
@@ -202,7 +189,8 @@ def _as_waiting(
             player=e.user_id,
             points=e.points,
             rating=ratings.get(e.user_id, START),
-            waited=(now - e.waiting_since).total_seconds(),
+            # A clock that never started (a table aborted before the arena listened) starts now.
+            waited=(now - (e.waiting_since or now)).total_seconds(),
             last_table=last.get(e.table_id, frozenset()),
         )
         for e in entries
@@ -226,13 +214,12 @@ def _open_table(
     ratings: dict[int, float],
     now: datetime,
 ) -> ArenaMatch:
-    """Start the match and link it to the arena. ``created_at`` is the time the round decided
-    to open it (before the end, checked under the arena's lock)."""
-    users = [e.user for e in entries]
-    _shuffler.shuffle(users)
+    """Start the match and link it to the arena (the site draws the seats from the match's seed).
+    ``created_at`` is the time the round decided to open it (before the end, checked under the
+    arena's lock)."""
     match = games_services.start_match_for_players(
         tournament.game,
-        users,
+        [e.user for e in entries],
         mode=Match.Mode.RANKED,
         options=tournament.options,
         turn_seconds=tournament.turn_seconds,

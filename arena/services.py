@@ -1,6 +1,6 @@
 """What players do in arenas (create, join, pause, resume, withdraw), what pages and the API read
-(standings, tables, a player's current table, trophies), and the ``match_finished`` receiver that
-adds points. The worker's side (schedule, start, seating, end) is in ``arena.jobs``.
+(standings, tables, a player's current table, trophies), and the ``match_ended`` receiver that
+adds points or frees the players of an aborted table. The worker's side (schedule, start, seating, end) is in ``arena.jobs``.
 
 Arena code never reads a match's game state: only ``Seat.rank``, ``Seat.abandoned`` and
 ``Match.status``. Ratings are not written here: arena matches are ranked, so the ratings receiver
@@ -395,12 +395,34 @@ def _make_active(entry: Entry) -> None:
     entry.save(update_fields=["paused", "withdrawn", "waiting_since"])
 
 
-# --- points --------------------------------------------------------------------------------------
-def record_match_result(sender: Any, match: Match, **kwargs: Any) -> None:
-    """The ``match_finished`` receiver: add each player's points to their entry. It runs inside
-    the transaction that finishes the match, so the points commit or roll back with its end; the
-    table's ``scored`` flag (checked under its row lock) and the unique result per table and
-    entry make counting a match twice impossible."""
+# --- the end of an arena match ------------------------------------------------------------------
+def arena_match_ended(sender: Any, match: Match, **kwargs: Any) -> None:
+    """The ``match_ended`` receiver, inside the transaction that ends the match: a finished arena
+    match scores; an aborted one scores nothing and its players wait to be seated again."""
+    status = Match.objects.filter(pk=match.pk).values_list("status", flat=True).first()
+    if status == Match.Status.FINISHED:
+        record_match_result(match)
+    elif status == Match.Status.ABORTED:
+        free_players(match)
+
+
+def free_players(match: Match) -> None:
+    """The players of an aborted arena table start waiting now (those who still want to play)."""
+    table = ArenaMatch.objects.filter(match_id=match.pk).first()
+    if table is None:
+        return
+    freed = Entry.objects.filter(
+        table=table, paused=False, withdrawn=False, waiting_since__isnull=True
+    ).update(waiting_since=timezone.now())
+    if freed:
+        changed(table.tournament_id)
+
+
+def record_match_result(match: Match) -> None:
+    """Add each player's points to their entry. It runs inside the transaction that ends the
+    match, so the points commit or roll back with its end; the table's ``scored`` flag (checked
+    under its row lock) and the unique result per table and entry make counting a match twice
+    impossible."""
     table = (
         ArenaMatch.objects.select_for_update(no_key=True)
         .filter(match_id=match.pk, scored=False)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import itertools
 from collections.abc import Callable, Collection
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.core.exceptions import RequestDataTooBig
+from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -20,12 +19,16 @@ from django.views.decorators.csrf import csrf_exempt
 from pdc_site import gate
 from players.auth import ApiAuthError, api_user
 
-from . import notify, ratelimit, services
+from . import limits, notify, ratelimit, services
 from .engines import CHANCE, all_engines
 from .engines.records import export_record
 from .models import Match
 
 LONG_POLL_SECONDS = 25.0
+#: How often a waiting poll re-reads the table's version (the doorbell may be lost).
+RECHECK_SECONDS = 1.0
+#: Long polls one caller may have waiting at once; one more answers 429.
+POLLS_PER_CALLER = 4
 LEGAL_LIST_LIMIT = 50
 CALLS_PER_WINDOW = (300, 60)  # 300 API calls per minute per caller
 
@@ -145,6 +148,7 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
         "to_move": [],
         "you": you,
         "deadline": match.deadline.isoformat() if match.deadline else None,
+        "end_reason": match.end_reason or None,
         "view": None,
     }
     if seat is not None and match.private:
@@ -227,6 +231,20 @@ def leave(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
 
 
+@endpoint("POST", login=True, fields=("level",))
+def bots(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """``{"level": 1 | 2}``: the creator of a friendly table fills a free seat with a bot."""
+    match = services.add_bot(user, match_id, body_json(request).get("level", 1))
+    return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+
+
+@endpoint("POST", login=True, fields=())
+def resign(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """Give up a running match: the seat ranks last and the bot plays on for it."""
+    match = services.resign(user, match_id)
+    return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+
+
 @endpoint("POST", login=True, fields=("version", "move"))
 def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     data = body_json(request)
@@ -275,7 +293,11 @@ def player_json(target: Any) -> dict[str, Any]:
 # --- the table, with long-polling ---------------------------------------------------------------
 @csrf_exempt
 async def table(request: HttpRequest, match_id: int) -> JsonResponse:
-    """``GET /api/tables/{id}``; with ``?since=V`` it waits up to 25 s for a version above V."""
+    """``GET /api/tables/{id}``; with ``?since=V`` it waits up to 25 s for a version above V.
+
+    A waiting poll holds no database connection (each look opens one and closes it), at most
+    ``POLLS_PER_CALLER`` of one caller wait at once, and a doorbell that fails (Redis away) only
+    leaves the poll to its regular looks at the database."""
     since_text = request.GET.get("since")
     since = None
     if since_text is not None:
@@ -283,38 +305,69 @@ async def table(request: HttpRequest, match_id: int) -> JsonResponse:
             since = int(since_text)
         except ValueError:
             return error(_("'since' must be a version number."), 400)
+    invite = request.GET.get("invite")
     try:
-        user = await sync_to_async(_prepare)(request, ("GET",), False)
-        data = await sync_to_async(_table_for)(match_id, user, request.GET.get("invite"))
+        user, data = await sync_to_async(_first_look)(request, match_id, invite)
     except ApiError as failure:
         return error(failure.message, failure.status)
-    if since is not None and data["version"] <= since:
-        data = await _wait_for_version(match_id, user, request.GET.get("invite"), since) or data
+    if since is None or data["version"] > since:
+        return JsonResponse(data)
+    await sync_to_async(_close_connection)()
+    caller = _caller_key(request, user)
+    if not await sync_to_async(limits.take)("poll", caller, POLLS_PER_CALLER, _POLL_HOLD):
+        return error(_("Too many waiting requests: wait for an answer before asking again."), 429)
+    try:
+        data = await _wait_for_version(match_id, user, invite, since) or data
+    finally:
+        await sync_to_async(limits.give_back)("poll", caller)
     return JsonResponse(data)
+
+
+#: How long a poll's place in the cap lasts if its process dies before giving it back.
+_POLL_HOLD = int(LONG_POLL_SECONDS) + 5
+
+
+def _without_connection(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` run in the request's thread, which then closes its database connection: a
+    poll that waits must not keep one (a hundred of them would use up the server's)."""
+
+    def run(*args: Any) -> Any:
+        try:
+            return function(*args)
+        finally:
+            connection.close()
+
+    return sync_to_async(run)
+
+
+def _close_connection() -> None:
+    connection.close()
+
+
+def _first_look(request: HttpRequest, match_id: int, invite: str | None) -> tuple[Any, dict]:
+    user = _prepare(request, ("GET",), False)
+    return user, _table_for(match_id, user, invite)
 
 
 def _table_for(match_id: int, user: Any, invite: str | None) -> dict[str, Any]:
     return table_json(_match_or_404(match_id, user, invite), user)
 
 
+def _version_of(match_id: int) -> int | None:
+    return Match.objects.filter(pk=match_id).values_list("version", flat=True).first()
+
+
 async def _wait_for_version(
     match_id: int, user: Any, invite: str | None, since: int
 ) -> dict[str, Any] | None:
-    """Wait for the table's doorbell, re-reading the database at least every second (the
-    doorbell may be lost; the database is the truth)."""
-    layer = get_channel_layer()
-    channel = await layer.new_channel()
-    group = notify.table_group(match_id)
-    await layer.group_add(group, channel)
+    """Wait for the table's doorbell, and look at the database at least every second (the
+    doorbell may be lost; the database is the truth). The table above ``since``, or None."""
     loop = asyncio.get_running_loop()
     give_up = loop.time() + LONG_POLL_SECONDS
-    try:
-        while loop.time() < give_up:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(layer.receive(channel), timeout=1.0)
-            data = await sync_to_async(_table_for)(match_id, user, invite)
-            if data["version"] > since:
-                return data
-        return None
-    finally:
-        await layer.group_discard(group, channel)
+    async with notify.Listener(notify.table_group(match_id)) as listener:
+        while (left := give_up - loop.time()) > 0:
+            await listener.wait(min(RECHECK_SECONDS, left))
+            version = await _without_connection(_version_of)(match_id)
+            if version is not None and version > since:
+                return await _without_connection(_table_for)(match_id, user, invite)
+    return None

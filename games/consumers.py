@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -22,17 +24,30 @@ from django.utils.translation.trans_real import (
 
 from pdc_site import gate
 
-from . import notify, rendering, services
+from . import limits, notify, rendering, services
 from .models import Match
+
+logger = logging.getLogger(__name__)
 
 #: Largest frame a client may send, and how many frames it may send per window.
 MAX_FRAME_BYTES = 4096
 RATE_WINDOW_SECONDS = 10.0
 RATE_MAX_FRAMES = 30
-CLOSE_POLICY_VIOLATION = 1008
-CLOSE_TOO_BIG = 1009
+#: Sockets one client (a user, or an address for visitors) may hold open at once: two per page
+#: (the page's own and the player's), so about ten tabs.
+SOCKETS_PER_CLIENT = 20
+#: How long a socket's place in that cap lasts if its process dies without giving it back.
+SOCKET_HOLD_SECONDS = 24 * 3600
+# Close codes: the server library accepts only 1000 and 3000-4999 from an application, and the
+# page reconnects by itself only after 1006, 1011, 1012 and 1013. So every refusal is a 4xxx
+# code (no reconnecting into the same refusal), and a socket that cannot join its group for
+# now (Redis away) is told to try again later.
+CLOSE_POLICY_VIOLATION = 4008
+CLOSE_TOO_BIG = 4009
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY_SOCKETS = 4429
+CLOSE_TRY_AGAIN_LATER = 1013
 
 
 def poll_seconds() -> float:
@@ -59,33 +74,96 @@ def rendered_in(language: str, render: Callable[..., Any], *args: Any) -> Any:
         return render(*args)
 
 
+def client_key(scope: dict) -> str:
+    """Who holds a socket, for the cap: the user, or the address of a visitor."""
+    user = scope.get("user")
+    if user is not None and user.is_authenticated:
+        return f"user:{user.pk}"
+    client = scope.get("client") or ("?",)
+    return f"ip:{client[0]}"
+
+
 class RateLimitedConsumer(AsyncWebsocketConsumer):
-    """The base of the site's sockets: admission into one group, background tasks that end with
-    the socket, and refusal of oversized frames and floods (a misbehaving client is cut off)."""
+    """The base of the site's sockets: admission into one group, a cap on the sockets of one
+    client, background tasks that end with the socket, and refusal of oversized frames, floods
+    and malformed ones (a misbehaving client is cut off).
+
+    However a socket ends (either side closes it, it is refused, the consumer crashes, the server
+    cancels it), ``release`` runs: its tasks end, its group forgets it and its place in the
+    client's cap is given back."""
+
+    group: str | None = None
+    holder: str | None = None
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        self.tasks: list[asyncio.Future] = []
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.release()
 
     async def admit(self, group: str, verdict: bool | None = True) -> bool:
         """Accept the socket into ``group``; close it with 4404 when what it asks for does not
-        exist (``verdict`` None) and 4403 when it may not see it (False)."""
+        exist (``verdict`` None), 4403 when it may not see it (False) and 4429 when its client
+        holds too many sockets already."""
         if verdict is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return False
         if not verdict:
             await self.close(code=CLOSE_FORBIDDEN)
             return False
+        holder = client_key(self.scope)
+        taken = await sync_to_async(limits.take)(
+            "socket", holder, SOCKETS_PER_CLIENT, SOCKET_HOLD_SECONDS
+        )
+        if not taken:
+            await self.close(code=CLOSE_TOO_MANY_SOCKETS)
+            return False
+        self.holder = holder
+        try:
+            await self.channel_layer.group_add(group, self.channel_name)
+        except notify.LAYER_ERRORS:
+            logger.warning("socket could not join group %s", group, exc_info=True)
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+            return False
         self.group = group
-        await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         return True
 
-    def keep_running(self, work: Any) -> None:
-        """Run ``work`` (a coroutine) beside the socket until it disconnects."""
-        self.tasks = [*getattr(self, "tasks", []), asyncio.ensure_future(work)]
+    def keep_running(self, work: Awaitable[None]) -> None:
+        """Run ``work`` (a coroutine) beside the socket until it ends."""
+        self.tasks.append(asyncio.ensure_future(work))
 
-    async def disconnect(self, code: int) -> None:
-        for task in getattr(self, "tasks", []):
+    def keep_checking(self, check: Callable[[], Awaitable[None]]) -> None:
+        """Run ``check`` every ``poll_seconds()`` while the socket lives: the re-check that
+        recovers a lost doorbell. A check that fails (the database away for a moment) is logged
+        and tried again next time: the re-check must never die before its socket."""
+
+        async def every_few_seconds() -> None:
+            while True:
+                await asyncio.sleep(poll_seconds())
+                try:
+                    await check()
+                except Exception:
+                    logger.warning("a socket's re-check failed; trying again", exc_info=True)
+
+        self.keep_running(every_few_seconds())
+
+    async def release(self) -> None:
+        for task in self.tasks:
             task.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.tasks:
+            await asyncio.wait(self.tasks)
+        self.tasks = []
+        if self.group is not None:
+            group, self.group = self.group, None
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except notify.LAYER_ERRORS:
+                logger.warning("socket could not leave group %s", group, exc_info=True)
+        if self.holder is not None:
+            holder, self.holder = self.holder, None
+            await sync_to_async(limits.give_back)("socket", holder)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
@@ -131,15 +209,15 @@ class TableConsumer(RateLimitedConsumer):
         verdict = await database_sync_to_async(self.allowed)()
         if not await self.admit(notify.table_group(self.match_id), verdict):
             return
+        # After joining the group: whatever changed before is in this first render, whatever
+        # changes after rings.
         await self.send_table()
-        self.keep_running(self.poll_version())
+        self.keep_checking(self.check_version)
 
-    async def poll_version(self) -> None:
-        while True:
-            await asyncio.sleep(poll_seconds())
-            version = await database_sync_to_async(self.current_version)()
-            if version is not None and version > self.sent_version:
-                await self.send_table()
+    async def check_version(self) -> None:
+        version = await database_sync_to_async(self.current_version)()
+        if version is not None and version > self.sent_version:
+            await self.send_table()
 
     def current_version(self) -> int | None:
         return Match.objects.filter(pk=self.match_id).values_list("version", flat=True).first()

@@ -41,6 +41,22 @@ class Match(models.Model):
         FINISHED = "finished", _("Finished")
         ABORTED = "aborted", _("Aborted")
 
+    class EndReason(models.TextChoices):
+        """Why a match ended; the label is the sentence its players read."""
+
+        PLAYED_OUT = "played_out", _("The game was played to its end.")
+        EVERYONE_LEFT = "everyone_left", _("Every player left the table before the match began.")
+        NEVER_STARTED = (
+            "never_started",
+            _("The first move never came, so the ranked match was called off."),
+        )
+        FAILED = (
+            "failed",
+            _(
+                "The server could not go on with this match after several tries, so it was called off."
+            ),
+        )
+
     game = models.CharField(_("game"), max_length=40)
     mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices, default=Mode.FRIENDLY)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -58,6 +74,13 @@ class Match(models.Model):
     seed = models.CharField(max_length=64, default=new_seed)
     deadline = models.DateTimeField(null=True, blank=True)
     had_first_move = models.BooleanField(default=False)
+    #: The simultaneous step now open (``Engine.simultaneous_step``) and the version at which it
+    #: opened: a move of that step may name any version since (spec/api.md).
+    step = models.CharField(max_length=64, blank=True, default="")
+    step_version = models.PositiveIntegerField(null=True, blank=True)
+    #: The worker's failed attempts at this table's due job in a row (it backs off, then gives up).
+    job_failures = models.PositiveSmallIntegerField(default=0)
+    end_reason = models.CharField(max_length=20, choices=EndReason.choices, blank=True, default="")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -7,15 +7,20 @@ database stays the truth and a client that sees a gap asks for the whole table.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = "lobby"
+#: What a channel layer raises while Redis is away or slow (redis-py's own errors, and the
+#: builtin ones of sockets: ``TimeoutError`` and ``ConnectionError`` are ``OSError``).
+LAYER_ERRORS = (RedisError, OSError)
 
 
 def table_group(match_id: int) -> str:
@@ -45,3 +50,52 @@ def send(group: str, message: dict) -> None:
         async_to_sync(layer.group_send)(group, message)
     except Exception:  # the doorbell may fail (Redis away): the database is still the truth
         logger.warning("could not notify group %s", group, exc_info=True)
+
+
+class Listener:
+    """Waits for a group's doorbell outside a consumer (the API's long poll): ``async with
+    Listener(group) as listener: await listener.wait(seconds)``. While the layer is away it
+    just waits out the time; the caller re-reads the database after each wait anyway."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self.layer = get_channel_layer()
+        self.channel: str | None = None
+
+    async def __aenter__(self) -> Listener:
+        if self.layer is None:
+            return self
+        try:
+            channel = await self.layer.new_channel()
+            await self.layer.group_add(self.group, channel)
+            self.channel = channel
+        except LAYER_ERRORS:
+            logger.warning("could not listen to group %s", self.group, exc_info=True)
+        return self
+
+    @property
+    def hears(self) -> bool:
+        """Whether the doorbell reaches this listener (it joined the group)."""
+        return self.channel is not None
+
+    async def wait(self, seconds: float) -> None:
+        """Until the doorbell rings or ``seconds`` pass."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        if self.channel is not None:
+            try:
+                await asyncio.wait_for(self.layer.receive(self.channel), timeout=seconds)
+                return
+            except TimeoutError:  # no ring: the time is up (or what is left of it is waited out)
+                pass
+            except LAYER_ERRORS:
+                logger.warning("lost the doorbell of group %s", self.group, exc_info=True)
+        await asyncio.sleep(max(0.0, until - loop.time()))
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self.channel is None:
+            return
+        try:
+            await self.layer.group_discard(self.group, self.channel)
+        except LAYER_ERRORS:
+            logger.warning("could not leave group %s", self.group, exc_info=True)

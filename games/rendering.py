@@ -249,6 +249,7 @@ def table_info(
         "is_playing": match.is_playing,
         "is_finished": match.status == Match.Status.FINISHED,
         "is_aborted": match.status == Match.Status.ABORTED,
+        "end_reason": match.get_end_reason_display() if match.end_reason else "",
         "started": match.state is not None,
         "creator": match.created_by.username if match.created_by else None,
         "invite": invite,
@@ -289,9 +290,7 @@ def _seat_actions(
         "invite_friend_url": reverse("players:invite_friend", args=[match.pk]),
         "can_join": match.is_open and _authenticated(user) and me is None and not full,
         "can_leave": match.is_open and me is not None,
-        "can_add_bot": (
-            match.is_open and me is not None and not full and match.mode == Match.Mode.FRIENDLY
-        ),
+        "can_add_bot": match.is_open and not full and services.may_add_bot(match, user),
         "bot_levels": list(engine.bot_levels),
         "login_url": _with_query(reverse("players:login"), next=table["url"]),
         "must_log_in": match.is_open and not _authenticated(user) and not full,

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -26,13 +26,19 @@ from .engines import CHANCE, Engine, IllegalMove, get_engine
 from .engines.base import competition_ranks
 from .models import Invitation, Match, Move, Seat
 
-#: Sent inside the transaction that finishes a match (``match``: the finished Match). Ratings and
-#: arenas listen; what they write commits or rolls back with the match's end.
-match_finished = Signal()
+#: Sent by ``end_match`` once it has saved a match that ended, however it ended (``match``: the
+#: Match as saved, finished or aborted, with its ``end_reason``). It runs inside the transaction
+#: that ends the match: ratings and arenas read the saved rows, and what they write commits or
+#: rolls back with the end.
+match_ended = Signal()
 
 TURN_SECONDS_CHOICES = (15, 30, 60, 120, 300, 900, 3600, 86400)
 DEFAULT_RANKED_TURN_SECONDS = 60
 TIMEOUTS_TO_ABANDON = 3
+#: The worker's tries at a table whose due job fails, and the pause after the first failure
+#: (doubled after each further one), before it calls the match off.
+JOB_TRIES = 5
+JOB_RETRY_SECONDS = 2
 
 
 class ServiceError(Exception):
@@ -165,7 +171,7 @@ def create_table(
     private: bool = False,
     turn_seconds: int | None = None,
 ) -> Match:
-    """Open a table; its creator takes seat 0."""
+    """Open a table; its creator takes the first seat (seats are drawn again when it starts)."""
     try:
         engine = get_engine(game)
     except KeyError:
@@ -226,17 +232,32 @@ def join_table(user: AbstractBaseUser, match_id: int, invite_code: str | None = 
     return match
 
 
-def add_bot(user: AbstractBaseUser, match_id: int, level: int = 1) -> Match:
-    """Fill a free seat of a friendly table with a bot."""
+def may_add_bot(match: Match, user: AbstractBaseUser | None) -> bool:
+    """spec/api.md: the creator of a friendly table, while seated at it, fills free seats with
+    bots."""
+    return (
+        match.mode == Match.Mode.FRIENDLY
+        and match.created_by_id is not None
+        and seat_of(match, user) is not None
+        and match.created_by_id == user.pk
+    )
+
+
+def add_bot(user: AbstractBaseUser, match_id: int, level: Any = 1) -> Match:
+    """Fill a free seat of a friendly table with a bot of ``level``."""
     with transaction.atomic():
         match = _locked_for(match_id, user)
-        if seat_of(match, user) is None:
-            raise NotAllowed(_("Only a player at this table may invite a bot."))
+        if seat_of(match, user) is None or match.created_by_id != user.pk:
+            raise NotAllowed(_("Only the player who opened this table may invite a bot."))
         if match.mode != Match.Mode.FRIENDLY:
             raise NotAllowed(_("Bots only play at friendly tables."))
         if not match.is_open:
             raise Conflict(_("This table has already started."))
-        if level not in engine_for(match).bot_levels:
+        if (
+            not isinstance(level, int)
+            or isinstance(level, bool)
+            or level not in engine_for(match).bot_levels
+        ):
             raise BadRequest(_("There is no bot of that level for this game."))
         taken = {s.index for s in match.seats.all()}
         free = [i for i in range(match.seats_count) if i not in taken]
@@ -286,10 +307,10 @@ def leave_table(user: AbstractBaseUser, match_id: int) -> Match:
         if not match.is_open:
             raise Conflict(_("The match has started: you can no longer leave it."))
         seat.delete()
-        if not match.seats.filter(user__isnull=False).exists():
-            match.status = Match.Status.ABORTED
-            match.finished_at = timezone.now()
-        _changed(match, lobby=True)
+        if match.seats.filter(user__isnull=False).exists():
+            _changed(match, lobby=True)
+        else:
+            end_match(match, Match.Status.ABORTED, Match.EndReason.EVERYONE_LEFT)
     return match
 
 
@@ -302,8 +323,9 @@ def start_match_for_players(
     turn_seconds: int | None = None,
     private: bool = False,
 ) -> Match:
-    """Seat ``users`` (in this order) at a new table of their own and start it at once: how an
-    arena seats the players it pairs. It joins the caller's transaction."""
+    """Seat ``users`` at a new table of their own and start it at once (their seats are drawn
+    when it starts, as at every table): how an arena seats the players it pairs. It joins the
+    caller's transaction."""
     engine = get_engine(game)
     if len({u.pk for u in users}) != len(users):
         raise BadRequest(_("A player can take only one seat."))
@@ -330,11 +352,25 @@ def _start_if_full(match: Match) -> None:
     seats = list(match.seats.all())
     if len(seats) < match.seats_count:
         return
+    seats = _seat_in_random_order(match, seats)
     engine = engine_for(match)
     match.state = engine.new_game(match.seats_count, match.options)
     match.status = Match.Status.PLAYING
     match.started_at = timezone.now()
     _run_automatic_moves(match, engine, {s.index: s for s in seats})
+
+
+def _seat_in_random_order(match: Match, seats: list[Seat]) -> list[Seat]:
+    """spec/api.md "Seats": when a match starts its players take their seats in an order drawn
+    from the match's secret seed, so nobody moves first for having opened the table."""
+    order = sorted(seats, key=lambda seat: seat.index)
+    _seeded(match, "seats").shuffle(order)
+    # A seat number is unique at a table: everyone steps aside first, then sits down.
+    Seat.objects.filter(match=match).update(index=F("index") + match.seats_count)
+    for index, seat in enumerate(order):
+        seat.index = index
+    Seat.objects.bulk_update(order, ["index"])
+    return order
 
 
 # --- playing -------------------------------------------------------------------------------------
@@ -352,7 +388,7 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
         engine = engine_for(match)
         if seat.index not in engine.to_move(match.state):
             raise NotAllowed(_("It is not your turn."))
-        if not isinstance(version, int) or isinstance(version, bool) or version != match.version:
+        if not _accepts_version(match, engine, version):
             raise Conflict(
                 _("The table has changed since version %(sent)s (it is now %(now)s): look again.")
                 % {"sent": version, "now": match.version}
@@ -368,6 +404,43 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
             seat.save(update_fields=["timeouts_in_row"])
         seats = {s.index: s for s in match.seats.all()}
         _run_automatic_moves(match, engine, seats)
+        _changed(match)
+    return match
+
+
+def _accepts_version(match: Match, engine: Engine, version: Any) -> bool:
+    """A move names the version it was made on, and it must be the table's own. Except in a step
+    where several seats move at once and in secret (spec/api.md): there any version since the
+    step opened will do, so another seat's pick never makes a move stale."""
+    if not isinstance(version, int) or isinstance(version, bool):
+        return False
+    if version == match.version:
+        return True
+    step = engine.simultaneous_step(match.state)
+    return (
+        step is not None
+        and step == match.step
+        and match.step_version is not None
+        and match.step_version <= version <= match.version
+    )
+
+
+def resign(user: AbstractBaseUser, match_id: int) -> Match:
+    """Give up a running match (spec/api.md): the seat counts as abandoned, so it ranks behind
+    every player who stayed, and the bot plays on for it. With nobody left to play in person,
+    the bots play the match to its end at once."""
+    with transaction.atomic():
+        match = _locked_for(match_id, user)
+        seat = seat_of(match, user)
+        if seat is None:
+            raise NotAllowed(_("You have no seat at this table."))
+        if not match.is_playing:
+            raise Conflict(_("This match is not being played."))
+        if seat.abandoned:
+            raise Conflict(_("You have already given up this match."))
+        seat.abandoned = True
+        seat.save(update_fields=["abandoned"])
+        _run_automatic_moves(match, engine_for(match), {s.index: s for s in match.seats.all()})
         _changed(match)
     return match
 
@@ -389,7 +462,11 @@ def _apply(match: Match, engine: Engine, seat: int, move: Any, by_bot: bool) -> 
 def _rng(match: Match, purpose: str) -> random.Random:
     """A generator for the next chance or bot move, derived from the secret seed and the move's
     position, so that a crash and a retry draw the same outcome."""
-    material = f"{match.seed}:{purpose}:{len(match.state['log'])}".encode()
+    return _seeded(match, f"{purpose}:{len(match.state['log'])}")
+
+
+def _seeded(match: Match, purpose: str) -> random.Random:
+    material = f"{match.seed}:{purpose}".encode()
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:16], "big"))
 
 
@@ -425,7 +502,7 @@ def play_for_timeouts(match_id: int) -> bool:
         except Match.DoesNotExist:
             return False
         if match.mode == Match.Mode.RANKED and not match.had_first_move:
-            _abort(match)
+            end_match(match, Match.Status.ABORTED, Match.EndReason.NEVER_STARTED)
             return True
         engine = engine_for(match)
         seats = {s.index: s for s in match.seats.all()}
@@ -441,23 +518,53 @@ def play_for_timeouts(match_id: int) -> bool:
             move = engine.bot_move(engine.view(match.state, index), _rng(match, "timeout"), level)
             _apply(match, engine, index, move, by_bot=True)
         _run_automatic_moves(match, engine, seats)
+        match.job_failures = 0
         _changed(match)
     return True
 
 
-def _abort(match: Match) -> None:
-    match.status = Match.Status.ABORTED
-    match.finished_at = timezone.now()
-    match.deadline = None
-    match.version += 1
-    match.save()
-    notify.after_commit(match, lobby=True)
+def note_job_failure(match_id: int) -> bool:
+    """The worker could not do a table's due job (its transaction rolled back): count the failure
+    and try again later, waiting twice as long after each failure; after ``JOB_TRIES`` failures
+    in a row the match is called off, with the reason its players read. True if it was."""
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(pk=match_id, status=Match.Status.PLAYING)
+            .first()
+        )
+        if match is None:
+            return False
+        match.job_failures += 1
+        if match.job_failures >= JOB_TRIES:
+            end_match(match, Match.Status.ABORTED, Match.EndReason.FAILED)
+            return True
+        pause = JOB_RETRY_SECONDS * 2 ** (match.job_failures - 1)
+        match.deadline = timezone.now() + timedelta(seconds=pause)
+        match.save(update_fields=["job_failures", "deadline"])
+        return False
 
 
 # --- the end -------------------------------------------------------------------------------------
-def finish_match(match: Match, engine: Engine) -> None:
-    """The one place a match ends: scores and ranks on the seats (abandoners behind everyone who
-    stayed), the status, then the ``match_finished`` signal in the same transaction."""
+def end_match(match: Match, status: str, reason: str) -> None:
+    """The one place a match ends, however it ends: played out (the engine's scores and ranks on
+    the seats, abandoners behind everyone who stayed) or called off (aborted: no ranks). It is a
+    change of the table like any other (a new version); it saves the match, then sends
+    ``match_ended`` in the same transaction, and rings the doorbell after the commit."""
+    if status == Match.Status.FINISHED:
+        _record_result(match, engine_for(match))
+    match.version += 1
+    match.status = status
+    match.end_reason = reason
+    match.finished_at = timezone.now()
+    match.deadline = None
+    match.step, match.step_version = "", None
+    match.save()
+    match_ended.send(sender=Match, match=match)
+    notify.after_commit(match, lobby=True)
+
+
+def _record_result(match: Match, engine: Engine) -> None:
     result = engine.result(match.state)
     seats = list(match.seats.all())
     ranks = ranks_with_abandoners_last(result.ranks, [s.abandoned for s in seats])
@@ -465,10 +572,6 @@ def finish_match(match: Match, engine: Engine) -> None:
         seat.score = result.scores[seat.index]
         seat.rank = ranks[seat.index]
         seat.save(update_fields=["score", "rank"])
-    match.status = Match.Status.FINISHED
-    match.finished_at = timezone.now()
-    match.deadline = None
-    match_finished.send(sender=Match, match=match)
 
 
 def ranks_with_abandoners_last(ranks: list[int], abandoned: list[bool]) -> list[int]:
@@ -485,15 +588,26 @@ def ranks_with_abandoners_last(ranks: list[int], abandoned: list[bool]) -> list[
 
 
 def _changed(match: Match, lobby: bool = False) -> None:
-    """Every change of a table: bump the version, set the next deadline, finish a game that is
-    over, save, and ring the doorbell after the commit."""
-    match.version += 1
+    """Every change of a table: a game that is over ends (``end_match``); otherwise bump the
+    version, note a simultaneous step that opens, set the next deadline, save, and ring the
+    doorbell after the commit."""
     if match.is_playing:
         engine = engine_for(match)
         if engine.is_over(match.state):
-            finish_match(match, engine)
-            lobby = True
-        elif match.turn_seconds:
+            end_match(match, Match.Status.FINISHED, Match.EndReason.PLAYED_OUT)
+            return
+    match.version += 1
+    if match.is_playing:
+        _note_step(match, engine)
+        if match.turn_seconds:
             match.deadline = timezone.now() + timedelta(seconds=match.turn_seconds)
     match.save()
     notify.after_commit(match, lobby=lobby)
+
+
+def _note_step(match: Match, engine: Engine) -> None:
+    """Remember the simultaneous step now open and the version at which it opened."""
+    step = engine.simultaneous_step(match.state) or ""
+    if step != match.step:
+        match.step = step
+        match.step_version = match.version if step else None

@@ -44,4 +44,20 @@ def play_expired_turns(limit: int = 100) -> int:
     due = Match.objects.filter(
         status=Match.Status.PLAYING, deadline__lte=timezone.now()
     ).values_list("pk", flat=True)[:limit]
-    return sum(services.play_for_timeouts(match_id) for match_id in list(due))
+    return sum(play_expired_turn(match_id) for match_id in list(due))
+
+
+def play_expired_turn(match_id: int) -> int:
+    """One table's timeout, on its own: a table that fails rolls back its own transaction only,
+    is logged with its id and tried again later (``services.note_job_failure`` backs off, then
+    calls the match off), and the tables behind it are played in the same tick."""
+    try:
+        return int(services.play_for_timeouts(match_id))
+    except Exception:
+        logger.exception("the timeout of table %s failed", match_id)
+    try:
+        if services.note_job_failure(match_id):
+            logger.error("table %s was called off after failing again and again", match_id)
+    except Exception:  # the database itself may be away: the next tick tries again
+        logger.exception("could not count the failure of table %s", match_id)
+    return 0

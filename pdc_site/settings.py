@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PDC_VAR_DIR", BASE_DIR / "var"))
@@ -128,17 +129,34 @@ else:
     }
 
 REDIS_URL = os.environ.get("REDIS_URL")
+#: Put before every key this site keeps in Redis, so that several sites may share one Redis.
+REDIS_PREFIX = os.environ.get("REDIS_PREFIX", "pdc")
+#: A pooled connection that Redis closed (it restarted) is opened again and the command tried
+#: once more, instead of failing the first command after Redis comes back.
+REDIS_CONNECTION = {"retry_on_error": [RedisConnectionError]}
+#: The channel layer waits for messages with a blocking read of 5 s (BZPOPMIN); redis-py 8 gives
+#: up on any read after 5 s by default, which tore every idle socket down with a TimeoutError.
+#: A longer timeout for the layer's reads (still finite: a Redis that vanished is noticed).
+LAYER_READ_SECONDS = 15
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": LAYER_READ_SECONDS, **REDIS_CONNECTION}
+                ],
+                "prefix": REDIS_PREFIX,
+            },
         }
     }
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Reads miss and writes are dropped while Redis is away (pdc_site/cache.py).
+            "BACKEND": "pdc_site.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
+            "KEY_PREFIX": REDIS_PREFIX,
+            "OPTIONS": REDIS_CONNECTION,
         }
     }
 else:

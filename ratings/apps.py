@@ -6,8 +6,8 @@ class RatingsConfig(AppConfig):
     verbose_name = "Ratings"
 
     def ready(self) -> None:
-        from games.services import match_finished
+        from games.services import match_ended
 
         from .services import rate_finished_match
 
-        match_finished.connect(rate_finished_match, dispatch_uid="ratings.rate_finished_match")
+        match_ended.connect(rate_finished_match, dispatch_uid="ratings.rate_finished_match")

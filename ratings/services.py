@@ -1,4 +1,4 @@
-"""Rating a finished match, inside the transaction that finishes it."""
+"""Rating a finished match, inside the transaction that ends it."""
 
 from __future__ import annotations
 
@@ -13,14 +13,17 @@ from .models import Rating, RatingChange
 
 
 def is_rated(match: Match) -> bool:
-    """Ranked matches (arena matches are ranked) count; friendly ones never do."""
+    """Ranked matches (arena matches are ranked) that were played out count; friendly ones never
+    do, nor aborted ones (they have no ranks)."""
     return match.mode == Match.Mode.RANKED and match.status == Match.Status.FINISHED
 
 
 def rate_finished_match(sender: Any, match: Match, **kwargs: Any) -> None:
-    """The ``match_finished`` receiver: one RatingChange per player, exactly once. Runs inside the
-    finishing transaction with the match row locked, so two finishers cannot both get here; the
-    unique constraint on (match, user) refuses a second rating even if one did."""
+    """The ``match_ended`` receiver: one RatingChange per player of a rated match, exactly once.
+    It reads the match as ``end_match`` saved it, inside the transaction that ends it with the
+    match row locked, so two enders cannot both get here; the unique constraint on (match, user)
+    refuses a second rating even if one did."""
+    match = Match.objects.get(pk=match.pk)
     if not is_rated(match) or RatingChange.objects.filter(match=match).exists():
         return
     seats = [s for s in match.seats.order_by("index") if s.user_id is not None]

@@ -22,6 +22,21 @@ def isolated_cache(settings):
 
 
 @pytest.fixture(autouse=True)
+def isolated_channel_layer(settings):
+    """Each test rings and listens on groups of its own: on a shared Redis, table ids repeat
+    across test processes (each has its own database), and a doorbell or group member left by
+    one must not reach another."""
+    import copy
+    import uuid
+
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    for layer in layers.values():
+        if "CONFIG" in layer:
+            layer["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex}"
+    settings.CHANNEL_LAYERS = layers
+
+
+@pytest.fixture(autouse=True)
 def english_unless_asked():
     """A request in another language leaves that language active in the thread: each test starts
     in the default language, as a new request would."""
@@ -36,3 +51,23 @@ def english_unless_asked():
 def fast_password_hashing(settings):
     """Tests create many users: the production hasher would cost a third of a second each."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def reproducible_seeds(request, monkeypatch):
+    """Every match a test creates gets a seed fixed by the test's name and the match's order, so
+    its deals, dice and seating are the same on every run and a failure can be reproduced. (The
+    site draws a secret random seed; ``Match.seed`` has it as its field default.)"""
+    import hashlib
+    import itertools
+
+    from games.models import Match
+
+    numbers = itertools.count()
+
+    def seed() -> str:
+        text = f"{request.node.nodeid}:{next(numbers)}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    # Django keeps the field's default callable in ``_get_default``.
+    monkeypatch.setattr(Match._meta.get_field("seed"), "_get_default", seed)

@@ -3,11 +3,14 @@ database they share (a fresh SQLite file, or a fresh PostgreSQL database when DA
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -72,6 +75,8 @@ class LiveSite:
             "DJANGO_SERVE_STATIC": "1",
             "PDC_VAR_DIR": str(tmp),
             "PDC_WORKER_TICK": "0.2",
+            # Sites of parallel tests may share one Redis: each keeps to its own keys.
+            "REDIS_PREFIX": f"site-{uuid.uuid4().hex[:10]}",
             "PYTHONUNBUFFERED": "1",
             **(extra_env or {}),
         }
@@ -115,6 +120,34 @@ class LiveSite:
     def log_text(self) -> str:
         self.log.flush()
         return (self.tmp / "site.log").read_text()
+
+
+def call_api(
+    base: str, path: str, token: str | None = None, body: dict | None = None, timeout: float = 10
+) -> tuple[int, dict]:
+    """A call to a live site (a POST when there is a body): its status and its JSON."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(
+        base + path,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers=headers,
+        method="POST" if body is not None else "GET",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, _json_or_text(response.read())
+    except urllib.error.HTTPError as refusal:
+        return refusal.code, _json_or_text(refusal.read())
+
+
+def _json_or_text(body: bytes) -> dict:
+    """The answer's JSON, or ``{"body": text}`` for a page."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return {"body": body.decode(errors="replace")}
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -44,9 +44,12 @@
     return match ? Number(match[1]) : null;
   }
 
+  // A socket frame of the version the page already shows is dropped too: it would only swap the
+  // same table in again, and with it the forms, wiping a cut half-chosen (the socket sends the
+  // whole table when it connects, often right after the page itself was loaded).
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     var version = versionIn(event.detail.message);
-    if (version !== null && version < shownVersion()) event.preventDefault();
+    if (version !== null && version <= shownVersion()) event.preventDefault();
   });
 
   document.addEventListener("htmx:beforeSwap", function (event) {

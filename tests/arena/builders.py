@@ -72,7 +72,7 @@ def finish_with_ranks(
     table: ArenaMatch, users: list, ranks: list[int], abandoned: list[bool] = ()
 ) -> None:
     """End a table with chosen ranks (``ranks[i]`` for ``users[i]``, whatever their seats),
-    through the arena's ``match_finished`` receiver: the engines decide real ranks, this lets a
+    through the arena's ``match_ended`` receiver: the engines decide real ranks, this lets a
     test choose them."""
     gone = list(abandoned) or [False] * len(ranks)
     with transaction.atomic():
@@ -84,7 +84,7 @@ def finish_with_ranks(
             status=Match.Status.FINISHED, finished_at=timezone.now()
         )
         match = Match.objects.get(pk=table.match_id)
-        games_services.match_finished.send(sender=Match, match=match)
+        games_services.match_ended.send(sender=Match, match=match)
 
 
 def replayed_points(entry: Entry, streak: int = 0) -> int:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import time
+from collections.abc import Callable
+from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -15,6 +16,7 @@ from channels.testing import WebsocketCommunicator
 
 from arena import consumers, services
 from arena.models import Entry
+from games import consumers as games_consumers
 from games.consumers import CLOSE_NOT_FOUND
 from tests.site.factories import make_user
 from tests.sockets import communicator, connected
@@ -22,17 +24,6 @@ from tests.sockets import communicator, connected
 from .builders import open_table, running_arena
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-async def frames_within(socket: WebsocketCommunicator, seconds: float) -> list[str]:
-    """Every frame sent in the next ``seconds`` (a receive that times out would cancel the
-    consumer, so this only receives what is already there)."""
-    frames = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not await socket.receive_nothing(timeout=0.02, interval=0.005):
-            frames.append(await socket.receive_from())
-    return frames
 
 
 async def ring(tournament_id: int, times: int = 1) -> None:
@@ -78,23 +69,89 @@ async def test_each_socket_renders_its_own_users_view():
     await visitor.disconnect()
 
 
-async def test_a_burst_of_rings_is_coalesced_into_at_most_one_render_a_second():
+class ConsumerClock:
+    """The arena consumer's clock and its pauses, in the test's hands: a pause lasts until the
+    test moves the clock past its end, so the throttle is checked exactly and without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.renders: list[float] = []
+        self.pauses: list[tuple[float, asyncio.Future]] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    async def sleep(self, delay: float) -> None:
+        if delay <= 0:
+            return
+        woken = asyncio.get_running_loop().create_future()
+        self.pauses.append((self.now + delay, woken))
+        await woken
+
+    async def paused(self) -> None:
+        """Until the consumer waits for its next render."""
+        for _ in range(500):
+            if self.pauses:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the consumer never paused")
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        for end, woken in list(self.pauses):
+            if end <= self.now:
+                self.pauses.remove((end, woken))
+                woken.set_result(None)
+
+
+@pytest.fixture
+def clock(monkeypatch) -> ConsumerClock:
+    clock = ConsumerClock()
+    monkeypatch.setattr(consumers, "time", clock)
+    # The consumer's asyncio, but for its pauses.
+    paused_by_the_test = SimpleNamespace(
+        sleep=clock.sleep, ensure_future=asyncio.ensure_future, wait=asyncio.wait
+    )
+    monkeypatch.setattr(consumers, "asyncio", paused_by_the_test)
+    real_send = consumers.ArenaConsumer.send_arena
+
+    async def send_arena(self):
+        clock.renders.append(clock.now)
+        await real_send(self)
+
+    monkeypatch.setattr(consumers.ArenaConsumer, "send_arena", send_arena)
+    return clock
+
+
+async def frames_until(socket: WebsocketCommunicator, done: Callable[[str], bool]) -> list[str]:
+    """The frames the socket receives until one satisfies ``done``."""
+    frames = [await socket.receive_from(timeout=5)]
+    while not done(frames[-1]):
+        frames.append(await socket.receive_from(timeout=5))
+    return frames
+
+
+async def test_a_burst_of_rings_is_coalesced_into_at_most_one_render_a_second(clock):
     tournament, _ = await sync_to_async(running_arena)(players=3)
     socket, _ = await connected(f"/ws/arenas/{tournament.pk}/")
-    sent = [time.monotonic()]
-    for _ in range(3):
-        await ring(tournament.pk, times=20)
-        await asyncio.sleep(0.2)
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
-        if not await socket.receive_nothing(timeout=0.02, interval=0.005):
-            await socket.receive_from()
-            sent.append(time.monotonic())
-    # Sixty rings in 0.6 s: one render a second after the one on connect (so none is lost);
-    # never two renders less than a second apart.
-    assert 2 <= len(sent) <= 3
-    gaps = [b - a for a, b in itertools.pairwise(sent)]
-    assert all(gap >= consumers.THROTTLE_SECONDS * 0.9 for gap in gaps), gaps
+    clock.now += 0.2
+    newcomers = [await sync_to_async(make_user)() for _ in range(3)]
+    for newcomer in newcomers:
+        await sync_to_async(services.join)(newcomer, tournament.pk)  # rings after its commit
+    await ring(tournament.pk, times=60)
+    await clock.paused()
+    # The next render waits for the rest of the second since the one on connect.
+    assert [end for end, _ in clock.pauses] == [1000.0 + consumers.THROTTLE_SECONDS]
+    clock.advance(consumers.THROTTLE_SECONDS)
+    # None lost: that render shows every newcomer.
+    await frames_until(
+        socket, lambda frame: all(f'data-player="{u.username}"' in frame for u in newcomers)
+    )
+    # Rings that came after it wait for the next second, in one render at most.
+    clock.advance(consumers.THROTTLE_SECONDS)
+    assert len(clock.renders) <= 3
+    gaps = [b - a for a, b in itertools.pairwise(clock.renders)]
+    assert all(gap >= consumers.THROTTLE_SECONDS for gap in gaps), gaps
     await socket.disconnect()
 
 
@@ -105,15 +162,16 @@ async def test_rings_during_a_render_are_not_lost(monkeypatch):
     newcomers = [await sync_to_async(make_user)() for _ in range(3)]
     for user in newcomers:
         await sync_to_async(services.join)(user, tournament.pk)
-    frames = await frames_within(socket, 1.0)
-    assert frames and all(f'data-player="{u.username}"' in frames[-1] for u in newcomers)
+    await frames_until(
+        socket, lambda frame: all(f'data-player="{u.username}"' in frame for u in newcomers)
+    )
     await socket.disconnect()
 
 
 async def test_changes_without_a_ring_arrive_by_the_poll(monkeypatch):
     """The worker is another process: with the in-memory layer its doorbell never reaches
     this one, and the socket finds the change in the database."""
-    monkeypatch.setattr(consumers, "poll_seconds", lambda: 0.2)
+    monkeypatch.setattr(games_consumers, "poll_seconds", lambda: 0.2)
     tournament, users = await sync_to_async(running_arena)(players=3)
     socket, _ = await connected(f"/ws/arenas/{tournament.pk}/")
     await sync_to_async(Entry.objects.filter(tournament=tournament, user=users[2]).update)(points=6)
@@ -124,19 +182,22 @@ async def test_changes_without_a_ring_arrive_by_the_poll(monkeypatch):
     await socket.disconnect()
 
 
-async def test_a_seated_player_is_sent_to_their_new_table():
+async def test_a_seated_player_is_sent_to_their_new_table(clock):
     tournament, users = await sync_to_async(running_arena)(players=3)
     socket, frame = await connected(f"/ws/arenas/{tournament.pk}/", users[0])
     assert 'hx-trigger="load"' not in frame
     table = await sync_to_async(open_table)(tournament, users)
     await ring(tournament.pk)  # as the seating round does after its commit
+    await clock.paused()
+    clock.advance(consumers.THROTTLE_SECONDS)
     frame = await socket.receive_from(timeout=5)
     assert 'id="arena-redirect"' in frame
     assert f'hx-get="/arenas/{tournament.pk}/table/"' in frame and 'hx-trigger="load"' in frame
     assert f'href="/tables/{table.match_id}/"' in frame
     # Once sent there, later renders do not send them again.
-    await asyncio.sleep(consumers.THROTTLE_SECONDS)
     await ring(tournament.pk)
+    await clock.paused()
+    clock.advance(consumers.THROTTLE_SECONDS)
     frame = await socket.receive_from(timeout=5)
     assert 'hx-trigger="load"' not in frame
     assert 'data-testid="current-table"' in frame

@@ -17,7 +17,7 @@ from arena.scoring import base_points
 from games import worker as games_worker
 from games.engines import get_engine
 from games.models import Match, Seat
-from games.services import match_finished
+from games.services import match_ended
 from ratings.models import RatingChange
 from tests.site.factories import make_user, play_one_move, play_to_the_end, started_table
 
@@ -228,6 +228,35 @@ def test_an_aborted_table_scores_nothing_and_frees_its_players(settings):
     assert all(e.points == 0 and e.matches == 0 for e in Entry.objects.all())
 
 
+def test_an_aborted_table_frees_its_players_at_once_and_rings_the_arena(monkeypatch):
+    """The arena listens for the end of its matches, aborted ones too: the players wait again
+    (their clocks start) in the transaction that aborts the match, not at the next seating
+    round, and the arena's page is rung."""
+    rung = []
+    monkeypatch.setattr(services, "changed", rung.append)
+    tournament, _users = running_arena(players=3, seats=3)
+    jobs.seat_waiting_players()
+    (table,) = live_tables(tournament)
+    rung.clear()
+    assert all(e.waiting_since is None for e in Entry.objects.filter(tournament=tournament))
+    Match.objects.filter(pk=table.match_id).update(deadline=timezone.now() - timedelta(seconds=1))
+    games_worker.play_expired_turns()
+    assert Match.objects.get(pk=table.match_id).status == Match.Status.ABORTED
+    assert all(e.waiting_since is not None for e in Entry.objects.filter(tournament=tournament))
+    assert rung == [tournament.pk]
+
+
+def test_a_paused_player_is_not_freed_by_an_aborted_table(monkeypatch):
+    tournament, users = running_arena(players=3, seats=3)
+    jobs.seat_waiting_players()
+    (table,) = live_tables(tournament)
+    services.pause(users[0], tournament.pk)
+    Match.objects.filter(pk=table.match_id).update(deadline=timezone.now() - timedelta(seconds=1))
+    games_worker.play_expired_turns()
+    assert Entry.objects.get(user=users[0]).waiting_since is None
+    assert Entry.objects.get(user=users[1]).waiting_since is not None
+
+
 def test_a_player_in_two_arenas_plays_one_arena_match_at_a_time():
     first, users = running_arena(players=2, seats=2)
     second, _others = running_arena(players=1, seats=2)
@@ -245,7 +274,7 @@ def test_points_are_added_once_even_if_the_signal_came_twice():
     (table,) = ArenaMatch.objects.filter(tournament=tournament)
     before = {e.pk: e.points for e in Entry.objects.all()}
     with transaction.atomic():
-        match_finished.send(sender=Match, match=Match.objects.get(pk=table.match_id))
+        match_ended.send(sender=Match, match=Match.objects.get(pk=table.match_id))
     assert {e.pk: e.points for e in Entry.objects.all()} == before
     assert ArenaResult.objects.count() == 3
 

@@ -1,4 +1,4 @@
-"""Points through the ``match_finished`` receiver, with ranks chosen by the test: the fire streak,
+"""Points through the ``match_ended`` receiver, with ranks chosen by the test: the fire streak,
 abandoning, shared places and performances, written once per match."""
 
 from __future__ import annotations

@@ -322,12 +322,15 @@ def test_trophies_show_on_the_profile_and_in_the_api():
     assert trophies_json(ann)[0]["place"] == 1 and trophies_json(ann)[0]["game"] == GAME
 
 
-def test_without_the_arena_app_there_are_no_trophies(monkeypatch):
-    installed = apps.is_installed
-    monkeypatch.setattr(
-        profile_module.apps, "is_installed", lambda name: name != "arena" and installed(name)
-    )
-    assert profile_module.trophies_for(make_user()) == []
+def test_without_the_arena_app_there_are_no_trophies(settings):
+    ann = make_user("ann")
+    make_trophy(ann, 1, "Friday arena")
+    assert profile_module.trophies_for(ann) != []
+    # The site without its arena app (the trophies stay in the database, unread).
+    settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "arena"]
+    assert not apps.is_installed("arena")
+    assert profile_module.trophies_for(ann) == []
+    assert "Friday arena" not in Client().get("/players/ann/").content.decode()
 
 
 # --- the API ---------------------------------------------------------------------------------

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import random
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
+from django.utils import timezone
 
-from games import services
+from games import services, worker
 from games.models import Match
 from ratings.models import Rating, RatingChange
 from ratings.services import rate_finished_match
 
 from ..services_required import require_postgres
-from ..site.factories import make_user, play_to_the_end, started_table
+from ..site.factories import play_one_move, play_to_the_end, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -39,10 +41,35 @@ def test_a_friendly_match_leaves_every_rating_untouched():
     assert not Rating.objects.exists()
 
 
-def test_an_aborted_match_is_not_rated():
-    owner = make_user()
-    match = services.create_table(owner, "part-du-chef", seats=2, mode="ranked")
-    services.leave_table(owner, match.pk)
+def expire(match: Match) -> None:
+    Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+
+
+def test_a_ranked_match_that_started_and_was_aborted_by_the_worker_is_not_rated():
+    """spec/ratings.md: never rated, a match aborted before its first round was complete. The
+    match starts (the deal is played), nobody moves, the worker calls it off."""
+    match, _ = started_table(players=3, mode="ranked")
+    assert match.status == Match.Status.PLAYING and match.state is not None
+    expire(match)
+    worker.play_expired_turns()
+    assert Match.objects.get(pk=match.pk).status == Match.Status.ABORTED
+    assert not RatingChange.objects.exists()
+    assert not Rating.objects.exists()
+
+
+def test_a_ranked_match_called_off_by_the_worker_mid_game_is_not_rated(monkeypatch):
+    """A table the worker gives up on after moves were played has no result to rate."""
+    match, users = started_table(players=3, mode="ranked")
+    match = play_one_move(match, users, random.Random(1))
+
+    def crashes(*args, **kwargs):
+        raise TypeError("a bot that crashes")
+
+    monkeypatch.setattr(type(services.engine_for(match)), "bot_move", crashes)
+    for _ in range(services.JOB_TRIES):
+        expire(match)
+        worker.play_expired_turns()
+    assert Match.objects.get(pk=match.pk).end_reason == Match.EndReason.FAILED
     assert not RatingChange.objects.exists()
 
 
@@ -75,29 +102,34 @@ def test_the_unique_constraint_refuses_a_second_change_for_the_same_match():
 
 
 def test_an_abandoner_is_rated_as_last():
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from games import worker
-
     match, users = started_table(players=3, mode="ranked")
     engine = services.engine_for(match)
     rng = random.Random(9)
-    from ..site.factories import play_one_move
-
     match = play_one_move(match, users, rng)
     sleeper = engine.to_move(match.state)[0]
     while match.is_playing:
         if sleeper in engine.to_move(match.state):
-            Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+            expire(match)
             worker.play_expired_turns()
             match.refresh_from_db()
         else:
             match = play_one_move(match, users, rng)
-    change = RatingChange.objects.get(match=match, user=users[sleeper])
+    change = RatingChange.objects.get(match=match, user=match.seats.get(index=sleeper).user)
     assert change.rank == 3
     assert change.delta < 0
+
+
+def test_a_player_who_resigns_is_rated_as_last():
+    match, users = started_table(players=3, mode="ranked")
+    rng = random.Random(5)
+    match = play_one_move(match, users, rng)
+    quitter = users[1]
+    services.resign(quitter, match.pk)
+    match.refresh_from_db()
+    while match.is_playing:
+        match = play_one_move(match, users, rng)
+    change = RatingChange.objects.get(match=match, user=quitter)
+    assert change.rank == 3
 
 
 @pytest.mark.postgres

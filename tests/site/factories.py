@@ -20,12 +20,19 @@ def make_user(name: str | None = None, password: str = "pizza-pass-123"):
 
 
 def started_table(game: str = "part-du-chef", players: int = 3, **kwargs) -> tuple[Match, list]:
+    """A match that has started, and its players in the order of their seats (the site draws
+    the seats when the match starts: ``users[i]`` sits at seat i)."""
     users = [make_user() for _ in range(players)]
     match = services.create_table(users[0], game, seats=players, **kwargs)
     for user in users[1:]:
         services.join_table(user, match.pk, invite_code=match.invite_code)
     match.refresh_from_db()
-    return match, users
+    return match, players_by_seat(match)
+
+
+def players_by_seat(match: Match) -> list:
+    """The users at ``match`` in the order of their seats (None for a bot), read from the table."""
+    return [seat.user for seat in match.seats.select_related("user").order_by("index")]
 
 
 def play_one_move(match: Match, users: list, rng: random.Random) -> Match:

@@ -10,6 +10,7 @@ from channels.testing import WebsocketCommunicator
 
 from games import consumers, services
 from games.engines import get_engine
+from games.models import Match, Move
 from tests.sockets import communicator, connected
 
 from .factories import make_user, started_table
@@ -38,10 +39,45 @@ async def test_every_change_rings_the_table_and_each_socket_renders_its_own_view
     for frame in frames:
         assert f'data-version="{match.version + 1}"' in frame
         assert match.seed not in frame
-        for pizza in match.state["pizzas"][1:]:
-            assert json.dumps(pizza) not in frame
+    # Each socket rendered its own seat's view: no two players got the same frame.
+    assert len(set(frames[:3])) == 3
     for socket in sockets:
         await socket.disconnect()
+
+
+def redeal_upcoming_pizzas(match: Match) -> None:
+    """Change every pizza still to come (their order and their slices), in the snapshot, the
+    deal in its log and the deal's Move row: nothing a player is shown may change."""
+    state = match.state
+    upcoming = state["pizzas"][1:]
+    redealt = [list(reversed(pizza)) for pizza in reversed(upcoming)]
+    assert redealt != upcoming
+    state["pizzas"][1:] = redealt
+    deal = state["log"][0][1]["deal"]
+    deal["pizzas"][1:] = redealt
+    Match.objects.filter(pk=match.pk).update(state=state)
+    Move.objects.filter(match=match, number=0).update(payload={"deal": deal})
+
+
+async def test_no_frame_depends_on_the_pizzas_still_to_come():
+    match, users = await sync_to_async(started_table)(players=3)
+    engine = get_engine(match.game)
+    chef = engine.to_move(match.state)[0]
+    match = await sync_to_async(services.play)(
+        match.pk, users[chef], {"cut": [0, 4, 8]}, match.version
+    )
+
+    async def frames() -> list[str]:
+        seen = []
+        for user in [*users, None]:
+            socket, frame = await connected(f"/ws/tables/{match.pk}/", user)
+            await socket.disconnect()
+            seen.append(frame)
+        return seen
+
+    before = await frames()
+    await sync_to_async(redeal_upcoming_pizzas)(match)
+    assert await frames() == before
 
 
 async def test_a_private_table_refuses_strangers_like_a_missing_one_and_admits_players_and_invitees():
@@ -94,7 +130,7 @@ async def test_an_oversized_frame_closes_the_socket():
     assert closed == {"type": "websocket.close", "code": consumers.CLOSE_TOO_BIG}
 
 
-async def test_a_flood_of_messages_closes_the_socket_with_1008():
+async def test_a_flood_of_messages_closes_the_socket():
     match, _ = await sync_to_async(started_table)(players=2)
     socket, _ = await connected(f"/ws/tables/{match.pk}/")
     for _ in range(consumers.RATE_MAX_FRAMES + 1):

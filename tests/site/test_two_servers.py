@@ -3,26 +3,19 @@ open on the other (the channel layer is the doorbell between processes)."""
 
 from __future__ import annotations
 
-import json
 import re
 import time
-import urllib.request
 
 import pytest
 
-from tests.live_server import LiveSite
+from tests.live_server import LiveSite, call_api
 from tests.services_required import require_redis
 
 
 def api(base: str, path: str, token: str, body: dict | None = None) -> dict:
-    request = urllib.request.Request(
-        base + path,
-        data=json.dumps(body or {}).encode() if body is not None else None,
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        method="POST" if body is not None else "GET",
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
+    status, answer = call_api(base, path, token, body)
+    assert status in (200, 201), answer
+    return answer
 
 
 def versions_in(frame: str) -> set[int]:
@@ -54,10 +47,11 @@ def test_a_move_posted_to_one_server_reaches_a_socket_on_the_other(two_servers):
         first_frame = socket.recv(timeout=10)
         assert table["version"] in versions_in(first_frame)
         chef = table["to_move"][0]
+        tokens = {"ann": ann, "bob": bob}
         played = api(
             first,
             f"/api/tables/{table['id']}/moves",
-            ann if chef == 0 else bob,
+            tokens[table["seats"][chef]["player"]],
             {"version": table["version"], "move": {"cut": [0, 6]}},
         )
         deadline = time.monotonic() + 10

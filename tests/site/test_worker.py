@@ -135,3 +135,68 @@ def test_friendly_tables_without_a_timer_never_time_out():
     services.join_table(make_user(), match.pk)
     match.refresh_from_db()
     assert match.deadline is None
+
+
+# --- a failing table -----------------------------------------------------------------------------
+def poisoned_pizza_party(monkeypatch) -> Match:
+    """A ranked Pizza Party table whose bot crashes (as its ``TypeError`` once did)."""
+    match, users = started_table(game="pizza-party", players=3, mode="ranked")
+    match = play_one_move(match, users, random.Random(1))
+    engine = get_engine("pizza-party")
+
+    def crashes(*args, **kwargs):
+        raise TypeError("bot_move() takes no level")
+
+    monkeypatch.setattr(type(engine), "bot_move", crashes)
+    return match
+
+
+def test_a_failing_table_does_not_stop_the_healthy_ones_in_the_same_tick(monkeypatch, caplog):
+    poisoned = poisoned_pizza_party(monkeypatch)
+    healthy = []
+    for seed in (1, 2):
+        match, users = started_table(players=3, mode="ranked")
+        healthy.append(play_one_move(match, users, random.Random(seed)))
+    for match in [poisoned, *healthy]:
+        expire(match)
+    # The poisoned table is first in line: it used to end the tick for everyone behind it.
+    assert poisoned.pk < min(m.pk for m in healthy)
+    assert worker.play_expired_turns() == 2
+    for match in healthy:
+        assert Move.objects.filter(match=match, by_bot=True).count() == 1
+        assert Match.objects.get(pk=match.pk).version == match.version + 1
+    assert not Move.objects.filter(match=poisoned, by_bot=True).exists()
+    failed = Match.objects.get(pk=poisoned.pk)
+    assert failed.status == Match.Status.PLAYING and failed.job_failures == 1
+    assert f"the timeout of table {poisoned.pk} failed" in caplog.text
+
+
+def test_a_failing_table_is_retried_later_and_later_then_called_off(monkeypatch):
+    now = timezone.now()
+    monkeypatch.setattr(services.timezone, "now", lambda: now)
+    match = poisoned_pizza_party(monkeypatch)
+    pauses = []
+    for _ in range(services.JOB_TRIES - 1):
+        expire(match)
+        worker.play_expired_turns()
+        failed = Match.objects.get(pk=match.pk)
+        assert failed.status == Match.Status.PLAYING
+        pauses.append((failed.deadline - now).total_seconds())
+        # Not due again before its pause is over.
+        assert worker.play_expired_turns() == 0
+    assert pauses == [2, 4, 8, 16]
+    expire(match)
+    worker.play_expired_turns()
+    match.refresh_from_db()
+    assert match.status == Match.Status.ABORTED
+    assert match.end_reason == Match.EndReason.FAILED
+    assert match.job_failures == services.JOB_TRIES
+
+
+def test_a_table_that_recovers_starts_counting_its_failures_again(monkeypatch):
+    match, users = started_table(players=3, mode="ranked")
+    match = play_one_move(match, users, random.Random(1))
+    Match.objects.filter(pk=match.pk).update(job_failures=services.JOB_TRIES - 1)
+    expire(match)
+    assert worker.play_expired_turns() == 1
+    assert Match.objects.get(pk=match.pk).job_failures == 0

@@ -26,7 +26,7 @@ for n in range(MATCHES):
     users = [User.objects.create_user(f"p{n}-{i}") for i in range(3)]
     match = services.start_match_for_players("part-du-chef", users, turn_seconds=600)
     chef = services.engine_for(match).to_move(match.state)[0]
-    match = services.play(match.pk, users[chef], {"cut": [0, 4, 8]}, match.version)
+    match = services.play(match.pk, match.seats.get(index=chef).user, {"cut": [0, 4, 8]}, match.version)
 Match.objects.update(deadline=timezone.now() - timedelta(seconds=1))
 """
 

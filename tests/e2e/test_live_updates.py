@@ -1,0 +1,77 @@
+"""What the table page does with its socket's frames: a frame of the version the page already
+shows must not swap the table in again while a player fills in a form (issue 11, item 15: the
+socket's first frame, sent when it connects, wiped a cut half-chosen, the cut was refused for
+naming too few positions, and every page stayed at the old version)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+
+from .ui import WAIT, sign_up, status_of
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_frame_of_the_version_shown_never_resets_a_cut_being_chosen(live_site, browser):
+    from playwright.sync_api import expect
+
+    suffix = uuid.uuid4().hex[:6]
+    contexts = [browser.new_context() for _ in range(2)]
+    try:
+        ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
+        bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
+        ann.select_option("#id_seats", "2")
+        ann.get_by_role("button", name="Open the table").click()
+        expect(ann).to_have_url(re.compile(r"/tables/\d+/$"))
+        bob.goto(ann.url)
+        bob.get_by_test_id("join").click()
+        pages = [ann, bob]
+        for page in pages:
+            expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
+        by_seat = {int(status_of(page).get_attribute("data-you")): page for page in pages}
+        chef = by_seat[int(status_of(ann).get_attribute("data-to-move"))]
+        watcher = next(page for page in pages if page is not chef)
+
+        # The chef's page is loaded again; its socket's first frame is held back until the chef
+        # has begun to choose the cut.
+        held: list = []
+        sockets: list = []
+
+        def hold_server_frames(socket) -> None:
+            server = socket.connect_to_server()
+            sockets.append(socket)
+            server.on_message(lambda message: held.append(message))
+
+        chef.route_web_socket(re.compile(r"/ws/tables/\d+/"), hold_server_frames)
+        chef.reload()
+        version = int(status_of(chef).get_attribute("data-version"))
+        for _ in range(500):
+            if held:
+                break
+            chef.wait_for_timeout(20)
+        assert held, "the socket sent nothing on connect"
+        assert f'data-version="{version}"' in held[0]
+        chef.evaluate(
+            "window.__frames = 0;"
+            "document.addEventListener('htmx:wsBeforeMessage', () => window.__frames++)"
+        )
+        boxes = chef.get_by_test_id("cut-form").locator("input[name=cut]")
+        boxes.nth(0).check()
+        for frame in held:
+            sockets[0].send(frame)
+        chef.wait_for_function("window.__frames >= 1")
+        expect(boxes.nth(0)).to_be_checked()
+
+        boxes.nth(6).check()
+        chef.get_by_test_id("cut-form").get_by_role("button", name="Cut the pizza").click()
+        expect(chef.locator("#page-error p")).to_have_count(0)
+        for page in pages:
+            expect(status_of(page)).to_have_attribute("data-version", str(version + 1))
+        # Later frames (newer versions) still reach the page over its socket.
+        expect(status_of(watcher)).to_have_attribute("data-phase", "take", timeout=WAIT)
+    finally:
+        for context in contexts:
+            context.close()
