@@ -469,16 +469,20 @@ async def talk(path: str, query: str, cookie: str, sent: list[str | bytes]) -> N
         (b"cookie", cookie.encode()),
     ]
     socket = WebsocketCommunicator(application, f"{path}?{query}", headers=headers)
-    connected, _code = await socket.connect(timeout=5)
-    if not connected:
-        return
-    for frame in sent:
-        kind = "bytes" if isinstance(frame, bytes) else "text"
-        await socket.send_input({"type": "websocket.receive", kind: frame})
-    while not await socket.receive_nothing(timeout=0.3):
-        if (await socket.receive_output(timeout=1))["type"] == "websocket.close":
-            break
-    await socket.disconnect()
+    try:
+        connected, _code = await socket.connect(timeout=5)
+        if not connected:
+            return
+        for frame in sent:
+            kind = "bytes" if isinstance(frame, bytes) else "text"
+            await socket.send_input({"type": "websocket.receive", kind: frame})
+        while not await socket.receive_nothing(timeout=0.3):
+            if (await socket.receive_output(timeout=1))["type"] == "websocket.close":
+                break
+    finally:
+        # As a server does after any close, refused ones included: the application must end
+        # here, inside this event loop, not be cancelled half-way when the loop is torn down.
+        await socket.disconnect()
 
 
 @pytest.mark.django_db(transaction=True)
