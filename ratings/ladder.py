@@ -11,15 +11,14 @@ from datetime import datetime
 from itertools import accumulate
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Subquery, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Count, F, OuterRef, Subquery, Sum, Window
+from django.db.models.functions import Floor, RowNumber
 from django.utils.translation import gettext_lazy as _
 
 from games.models import Match
 
-from .models import Rating, RatingChange
+from .models import LadderBucket, Rating, RatingChange
 
 PAGE_SIZE = 50
 #: Matches shown per game in a rating-history chart: enough to see a trend, few enough that the
@@ -29,6 +28,9 @@ RECENT_MATCHES = 10
 #: Fewer rated matches than this and a rating is provisional (still moving fast, K = 60).
 PROVISIONAL_BELOW = 10
 SEARCH_MAX_LENGTH = 150
+#: A search shows at most this many players, the best first (20 pages): it is for finding
+#: someone, and counting every name that contains "a" would read the whole ladder.
+SEARCH_LIMIT = 1000
 
 #: (upper bound, label): a level is the first whose bound is above the rating.
 LEVELS: tuple[tuple[float, Any], ...] = (
@@ -80,8 +82,11 @@ class LadderPage:
     game: str
     number: int
     pages: int
+    #: Players on all the pages.
     total: int
     rows: list[LadderRow]
+    #: A search matched more than ``SEARCH_LIMIT`` players: only the best of them are shown.
+    capped: bool = False
 
     @property
     def has_previous(self) -> bool:
@@ -105,47 +110,33 @@ def ladder_page(
     size: int = PAGE_SIZE,
 ) -> LadderPage:
     """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, in at most
-    three queries. ``search`` keeps names containing it; ``only_user_ids`` keeps those players
+    three queries, however long the ladder and however deep the page. ``search`` keeps names
+    containing it (the best ``SEARCH_LIMIT`` of them); ``only_user_ids`` keeps those players
     (friends). Ranks are always ranks on the whole ladder, and tied ratings share a rank."""
-    query = Rating.objects.filter(game=game)
-    filtered = bool(search) or only_user_ids is not None
-    if search:
-        # Matching names first (one pass over auth_user), then their ratings: joining each
-        # rating to its user to test the name costs a random read per rating instead.
-        names = get_user_model().objects.filter(username__icontains=search).values("pk")
-        query = query.filter(user_id__in=Subquery(names))
-    if only_user_ids is not None:
-        query = query.filter(user_id__in=list(only_user_ids))
-    total = query.count()
+    if search or only_user_ids is not None:
+        return _filtered_page(game, page, search, only_user_ids, size)
+    total = ladder_size(game)
+    number, offset, pages = _clamped(page, total, size)
+    rows = _ladder_slice(game, offset, size) if total else []
+    ranks = _consecutive_ranks(game, rows, offset) if rows else []
+    return _page(game, number, pages, total, rows, ranks)
+
+
+def _clamped(page: int, total: int, size: int) -> tuple[int, int, int]:
     pages = max(1, math.ceil(total / size))
     number = min(max(page, 1), pages)
-    offset = (number - 1) * size
-    # The id breaks ties so that pages neither repeat nor skip anyone. The whole ladder is walked
-    # in the order of its (game, -value, id) index: no sort.
-    order: tuple[Any, ...] = ("-value", "id")
-    if filtered:
-        # Searched or friends' ratings are fetched through the filter and sorted: walking the
-        # ladder in order and testing each player costs a random read per rating passed, so a
-        # deep page or a rare name would read most of the ladder. Ordering by ``value + 0``
-        # keeps SQLite, which has no statistics to see this, off the index.
-        order = ((F("value") + 0).desc(), "id")
-    # Only ids are skipped through (from the index alone); the page's rows are read afterwards.
-    page_ids = query.order_by(*order).values("id")[offset : offset + size]
-    rows = (
-        list(
-            Rating.objects.filter(pk__in=Subquery(page_ids))
-            .order_by("-value", "id")
-            .values_list("id", "user_id", "user__username", "value", "matches", "wins")
-        )
-        if total
-        else []
-    )
-    if not rows:
-        ranks: list[int] = []
-    elif filtered:
-        ranks = _ladder_ranks(game, rows)
-    else:
-        ranks = _consecutive_ranks(game, rows, offset)
+    return number, (number - 1) * size, pages
+
+
+def _page(
+    game: str,
+    number: int,
+    pages: int,
+    total: int,
+    rows: list[tuple],
+    ranks: list[int],
+    capped: bool = False,
+) -> LadderPage:
     return LadderPage(
         game=game,
         number=number,
@@ -157,7 +148,83 @@ def ladder_page(
                 ranks, rows, strict=True
             )
         ],
+        capped=capped,
     )
+
+
+ROW_FIELDS = ("id", "user_id", "name", "value", "matches", "wins")
+
+
+def _buckets() -> str:
+    return connection.ops.quote_name(LadderBucket._meta.db_table)
+
+
+def _ratings() -> str:
+    return connection.ops.quote_name(Rating._meta.db_table)
+
+
+def ladder_size(game: str) -> int:
+    """How many players are rated in ``game``: a sum of the bucket counts."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COALESCE(SUM(players), 0) FROM {_buckets()} WHERE game = %s", [game]
+        )
+        return int(cursor.fetchone()[0])
+
+
+def _ladder_slice(game: str, offset: int, size: int) -> list[tuple]:
+    """``size`` rows of the whole ladder from position ``offset`` (0 first), in one query. The
+    bucket counts, added up best first, say in which whole Elo point the position falls and how
+    many players are above that point; the index is then walked from that point only, skipping
+    no more than the players of one bucket (a few hundred at most) instead of ``offset``."""
+    fields = ", ".join(connection.ops.quote_name(f) for f in ROW_FIELDS)
+    sql = f"""
+        WITH counts AS (
+            SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
+        ), running AS (
+            SELECT bucket, n, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
+        ), start AS (
+            SELECT bucket, above FROM running WHERE above + n > %s ORDER BY bucket DESC LIMIT 1
+        )
+        SELECT {fields} FROM {_ratings()}
+        WHERE game = %s AND value < (SELECT bucket + 1 FROM start)
+        ORDER BY value DESC, id
+        LIMIT %s OFFSET (SELECT %s - above FROM start)
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game, offset, game, size, offset])
+        return cursor.fetchall()
+
+
+def _filtered_page(
+    game: str, page: int, search: str, only_user_ids: Collection[int] | None, size: int
+) -> LadderPage:
+    query = Rating.objects.filter(game=game)
+    if search:
+        query = query.filter(name__icontains=search)
+    if only_user_ids is not None:
+        query = query.filter(user_id__in=list(only_user_ids))
+    # A search stops counting past SEARCH_LIMIT: to count every name containing "a" would read
+    # the whole ladder. Friends are few enough to count.
+    limit = SEARCH_LIMIT if search else None
+    total = query.order_by().values("id")[: limit + 1 if limit else None].count()
+    shown = min(total, limit) if limit else total
+    number, offset, pages = _clamped(page, shown, size)
+    capped = shown < total
+    if not shown:
+        return _page(game, number, pages, shown, [], [])
+    if capped:
+        # Many matches: walking the ladder's index in order, testing the names it holds, finds a
+        # page of them after reading a few times as many entries.
+        order: tuple[Any, ...] = ("-value", "id")
+    else:
+        # Few matches (through the trigram index on PostgreSQL): fetch them all and sort them.
+        # Ordering by ``value + 0`` keeps the planner off the ladder's index, whose walk would
+        # read most of the ladder to find a rare name.
+        order = ((F("value") + 0).desc(), "id")
+    rows = list(query.order_by(*order).values_list(*ROW_FIELDS)[offset : offset + size])
+    ranks = _ranks_of(game, [row[3] for row in rows])
+    return _page(game, number, pages, shown, rows, ranks, capped)
 
 
 def _consecutive_ranks(game: str, rows: list[tuple], offset: int) -> list[int]:
@@ -171,30 +238,39 @@ def _consecutive_ranks(game: str, rows: list[tuple], offset: int) -> list[int]:
     return ranks
 
 
-def _ladder_ranks(game: str, rows: list[tuple]) -> list[int]:
-    """Whole-ladder ranks of scattered rows (a search, friends) in one query. Between each two
-    consecutive ratings of the page, one count on the ladder index: together they read
-    the index once down to the page's lowest rating, where RANK() over that part of the ladder
-    would also sort it, or a count per row would read its top again and again. Written as SQL
-    because fifty ORM subqueries take longer to build and compile than to run."""
-    values = sorted({row[3] for row in rows}, reverse=True)
-    table = connection.ops.quote_name(Rating._meta.db_table)
-    counts, params = [], []
-    for i, value in enumerate(values):
-        between = f"(SELECT COUNT(*) FROM {table} WHERE game = %s AND value > %s"
-        params += [game, value]
+def _ranks_of(game: str, values: list[float]) -> list[int]:
+    """The whole-ladder ranks of ratings of these values, in one query: for each, the players of
+    the buckets above its own (bucket counts between each two consecutive values, so that each
+    bucket is read once), plus those above it in its own bucket (a few, through the index).
+    Written as SQL because fifty ORM subqueries take longer to build than to run."""
+    distinct = sorted(set(values), reverse=True)
+    if not distinct:
+        return []
+    parts, params = [], []
+    for i, value in enumerate(distinct):
+        bucket = math.floor(value)
+        between = f"(SELECT COALESCE(SUM(players), 0) FROM {_buckets()} WHERE game = %s"
+        params += [game, bucket]
+        between += " AND bucket > %s"
         if i:
-            between += " AND value <= %s"
-            params.append(values[i - 1])
-        counts.append(between + ")")
+            between += " AND bucket <= %s"
+            params.append(math.floor(distinct[i - 1]))
+        parts.append(between + ")")
+        parts.append(
+            f"(SELECT COUNT(*) FROM {_ratings()} WHERE game = %s AND value > %s AND value < %s)"
+        )
+        params += [game, value, bucket + 1]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(counts)}", params)
+        cursor.execute(f"SELECT {', '.join(parts)}", params)
         found = cursor.fetchone()
-    # Everyone above a rating is everyone above the previous one plus those in between.
+    # Everyone in the buckets above a value's bucket is everyone in those above the previous
+    # value's bucket plus those in between.
+    in_buckets_above = accumulate(int(n) for n in found[0::2])
     rank_by_value = {
-        value: above + 1 for value, above in zip(values, accumulate(found), strict=True)
+        value: above + int(same) + 1
+        for value, above, same in zip(distinct, in_buckets_above, found[1::2], strict=True)
     }
-    return [rank_by_value[row[3]] for row in rows]
+    return [rank_by_value[value] for value in values]
 
 
 def page_of(rank: int) -> int:
@@ -205,7 +281,7 @@ def page_of(rank: int) -> int:
 
 def rank_of(game: str, value: float) -> int:
     """The ladder rank a rating of ``value`` has in ``game`` (ties share the best rank)."""
-    return Rating.objects.filter(game=game, value__gt=value).count() + 1
+    return _ranks_of(game, [value])[0]
 
 
 @dataclass(frozen=True)
@@ -221,9 +297,20 @@ class Standing(ShownRating):
 
 def standings(user: Any) -> dict[str, Standing]:
     """The player's rating in every game they are rated in, with ladder ranks, in one query (each
-    rank is a count on the ladder index)."""
-    above = (
-        Rating.objects.filter(game=OuterRef("game"), value__gt=OuterRef("value"))
+    rank adds up the buckets above the rating's own, then counts its bucket's few players above
+    it)."""
+    bucket = Floor(OuterRef("value"))
+    in_buckets_above = (
+        LadderBucket.objects.filter(game=OuterRef("game"), bucket__gt=bucket)
+        .order_by()
+        .values("game")
+        .annotate(n=Sum("players"))
+        .values("n")
+    )
+    in_bucket_above = (
+        Rating.objects.filter(
+            game=OuterRef("game"), value__gt=OuterRef("value"), value__lt=bucket + 1
+        )
         .order_by()
         .values("game")
         .annotate(n=Count("id"))
@@ -231,13 +318,13 @@ def standings(user: Any) -> dict[str, Standing]:
     )
     rows = (
         Rating.objects.filter(user=user)
-        .annotate(above=Subquery(above))
+        .annotate(buckets=Subquery(in_buckets_above), bucket=Subquery(in_bucket_above))
         .order_by("game")
-        .values_list("game", "value", "matches", "wins", "above")
+        .values_list("game", "value", "matches", "wins", "buckets", "bucket")
     )
     return {
-        game: Standing(game, value, matches, wins, (above or 0) + 1)
-        for game, value, matches, wins, above in rows
+        game: Standing(game, value, matches, wins, (buckets or 0) + (bucket or 0) + 1)
+        for game, value, matches, wins, buckets, bucket in rows
     }
 
 
