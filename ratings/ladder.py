@@ -8,12 +8,14 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import accumulate
+from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
 from django.db import connection
 from django.db.models import Count, F, OuterRef, Subquery, Sum, Window
 from django.db.models.functions import Floor, RowNumber
+from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
 
 from games.models import Match
@@ -75,6 +77,18 @@ class LadderRow(ShownRating):
     value: float
     matches: int
     wins: int
+
+    @property
+    def profile_url(self) -> str:
+        """What ``{% url 'profile' username %}`` gives, without reversing fifty times a page."""
+        prefix, suffix = _profile_url_parts(get_script_prefix())
+        return prefix + quote(self.username, safe="!$&'()*+,;=/~:@") + suffix
+
+
+@lru_cache(maxsize=8)
+def _profile_url_parts(script_prefix: str) -> tuple[str, str]:
+    marker = "PROFILE-NAME"
+    return tuple(reverse("profile", args=[marker]).split(marker))  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -176,7 +190,8 @@ def _ladder_slice(game: str, offset: int, size: int) -> list[tuple]:
     """``size`` rows of the whole ladder from position ``offset`` (0 first), in one query. The
     bucket counts, added up best first, say in which whole Elo point the position falls and how
     many players are above that point; the index is then walked from that point only, skipping
-    no more than the players of one bucket (a few hundred at most) instead of ``offset``."""
+    no more than the players of one bucket (a few hundred at most) instead of ``offset``. Only
+    ids are skipped through (from the index alone); the page's rows are read afterwards."""
     fields = ", ".join(connection.ops.quote_name(f) for f in ROW_FIELDS)
     sql = f"""
         WITH counts AS (
@@ -186,10 +201,13 @@ def _ladder_slice(game: str, offset: int, size: int) -> list[tuple]:
         ), start AS (
             SELECT bucket, above FROM running WHERE above + n > %s ORDER BY bucket DESC LIMIT 1
         )
-        SELECT {fields} FROM {_ratings()}
-        WHERE game = %s AND value < (SELECT bucket + 1 FROM start)
+        SELECT {fields} FROM {_ratings()} WHERE id IN (
+            SELECT id FROM {_ratings()}
+            WHERE game = %s AND value < (SELECT bucket + 1 FROM start)
+            ORDER BY value DESC, id
+            LIMIT %s OFFSET (SELECT %s - above FROM start)
+        )
         ORDER BY value DESC, id
-        LIMIT %s OFFSET (SELECT %s - above FROM start)
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, [game, offset, game, size, offset])
@@ -222,7 +240,13 @@ def _filtered_page(
         # Ordering by ``value + 0`` keeps the planner off the ladder's index, whose walk would
         # read most of the ladder to find a rare name.
         order = ((F("value") + 0).desc(), "id")
-    rows = list(query.order_by(*order).values_list(*ROW_FIELDS)[offset : offset + size])
+    # Only ids are walked through (the index holds the names); the page's rows are read after.
+    page_ids = query.order_by(*order).values("id")[offset : offset + size]
+    rows = list(
+        Rating.objects.filter(pk__in=Subquery(page_ids))
+        .order_by("-value", "id")
+        .values_list(*ROW_FIELDS)
+    )
     ranks = _ranks_of(game, [row[3] for row in rows])
     return _page(game, number, pages, shown, rows, ranks, capped)
 
@@ -240,37 +264,46 @@ def _consecutive_ranks(game: str, rows: list[tuple], offset: int) -> list[int]:
 
 def _ranks_of(game: str, values: list[float]) -> list[int]:
     """The whole-ladder ranks of ratings of these values, in one query: for each, the players of
-    the buckets above its own (bucket counts between each two consecutive values, so that each
-    bucket is read once), plus those above it in its own bucket (a few, through the index).
-    Written as SQL because fifty ORM subqueries take longer to build than to run."""
+    the buckets above its own (running sums of the bucket counts, computed once), plus those
+    above it in its own bucket (a few, counted on the index)."""
     distinct = sorted(set(values), reverse=True)
     if not distinct:
         return []
-    parts, params = [], []
-    for i, value in enumerate(distinct):
-        bucket = math.floor(value)
-        between = f"(SELECT COALESCE(SUM(players), 0) FROM {_buckets()} WHERE game = %s"
-        params += [game, bucket]
-        between += " AND bucket > %s"
-        if i:
-            between += " AND bucket <= %s"
-            params.append(math.floor(distinct[i - 1]))
-        parts.append(between + ")")
-        parts.append(
-            f"(SELECT COUNT(*) FROM {_ratings()} WHERE game = %s AND value > %s AND value < %s)"
+    # Typed, so that PostgreSQL compares doubles with doubles and can use the ladder's index.
+    pairs = ", ".join(["(CAST(%s AS DOUBLE PRECISION), CAST(%s AS INTEGER))"] * len(distinct))
+    sql = f"""
+        WITH asked(value, bucket) AS (VALUES {pairs}),
+        counts AS (
+            SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
+        ), running AS (
+            SELECT bucket, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
         )
-        params += [game, value, bucket + 1]
+        SELECT asked.value, running.above, (
+            SELECT COUNT(*) FROM {_ratings()} r
+            WHERE r.game = %s AND r.value > asked.value AND r.value < asked.bucket + 1
+        )
+        FROM asked LEFT JOIN running ON running.bucket = asked.bucket
+    """
+    params: list[Any] = [p for value in distinct for p in (value, math.floor(value))]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(parts)}", params)
-        found = cursor.fetchone()
-    # Everyone in the buckets above a value's bucket is everyone in those above the previous
-    # value's bucket plus those in between.
-    in_buckets_above = accumulate(int(n) for n in found[0::2])
-    rank_by_value = {
-        value: above + int(same) + 1
-        for value, above, same in zip(distinct, in_buckets_above, found[1::2], strict=True)
-    }
+        cursor.execute(sql, [*params, game, game])
+        found = cursor.fetchall()
+    rank_by_value = {}
+    for value, above, in_bucket in found:
+        if above is None:
+            # The rating left its bucket since it was read, and the bucket is empty now.
+            above = _in_buckets_above(game, math.floor(value))
+        rank_by_value[value] = int(above) + int(in_bucket) + 1
     return [rank_by_value[value] for value in values]
+
+
+def _in_buckets_above(game: str, bucket: int) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COALESCE(SUM(players), 0) FROM {_buckets()} WHERE game = %s AND bucket > %s",
+            [game, bucket],
+        )
+        return int(cursor.fetchone()[0])
 
 
 def page_of(rank: int) -> int:

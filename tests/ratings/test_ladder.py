@@ -216,3 +216,12 @@ def test_recent_matches_are_finished_public_ones_newest_first_with_the_rating_ch
     assert recent[0].rating_delta is None
     assert ladder.recent_matches(others[0]) == []
     assert ladder.recent_matches(make_user()) == []
+
+
+@pytest.mark.parametrize("name", ["ann", "a.b+c-d_e@f", "émile"])
+def test_a_ladder_row_links_to_the_profile_as_the_url_tag_would(name):
+    from django.urls import reverse
+
+    rate(name, 1500.0)
+    (row,) = ladder_page(GAME).rows
+    assert row.profile_url == reverse("profile", args=[name])
