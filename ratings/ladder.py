@@ -13,12 +13,12 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Subquery, Sum, Window
+from django.db.models import Count, F, OuterRef, Prefetch, Subquery, Sum, Window
 from django.db.models.functions import Floor, RowNumber
 from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Match
+from games.models import Match, Seat
 
 from .models import LadderBucket, Rating, RatingChange
 
@@ -387,12 +387,17 @@ def rating_history(
 
 def recent_matches(user: Any, limit: int = RECENT_MATCHES) -> list[Match]:
     """The player's last finished public matches, newest first, with their seats and players
-    (three queries). Each match carries ``rating_delta``: the player's rating change in it, or
+    (two queries). Each match carries ``rating_delta``: the player's rating change in it, or
     None for a friendly match."""
     delta = RatingChange.objects.filter(match=OuterRef("pk"), user=user).values("delta")[:1]
+    # Not the game states: a long match's state with its whole log is the bulk of its row.
+    seats = Seat.objects.select_related("user").only(
+        "match_id", "index", "user__username", "bot_level", "score", "rank"
+    )
     return list(
         Match.objects.filter(seats__user=user, status=Match.Status.FINISHED, private=False)
+        .only("id", "game", "mode", "finished_at")
         .annotate(rating_delta=Subquery(delta))
-        .prefetch_related("seats__user")
+        .prefetch_related(Prefetch("seats", queryset=seats.order_by("index")))
         .order_by("-finished_at", "-pk")[:limit]
     )
