@@ -241,7 +241,7 @@ def _filtered_page(
         # read most of the ladder to find a rare name.
         order = ((F("value") + 0).desc(), "id")
     # Only ids are walked through (the index holds the names); the page's rows are read after.
-    page_ids = query.order_by(*order).values("id")[offset : offset + size]
+    page_ids = query.order_by(*order).values("id")[offset : min(offset + size, shown)]
     rows = list(
         Rating.objects.filter(pk__in=Subquery(page_ids))
         .order_by("-value", "id")

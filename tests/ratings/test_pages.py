@@ -390,3 +390,14 @@ def test_ratings_and_recent_json_for_the_players_endpoint():
     )
     assert recent[0]["replay"] == f"/tables/{match.pk}/replay/"
     assert ratings_json(make_user()) == {}
+
+
+def test_a_search_matching_too_many_players_says_only_the_best_are_shown(monkeypatch):
+    from ratings import ladder as ladder_module
+
+    monkeypatch.setattr(ladder_module, "SEARCH_LIMIT", 2)
+    for i in range(3):
+        rate(f"pal{i}", 1500.0 + i)
+    html = Client().get(f"/rankings/{GAME}/?q=pal").content.decode()
+    assert "More than 2 players match: the best 2 are shown." in html
+    assert html.count('data-testid="rank"') == 2
