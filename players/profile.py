@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engines import all_engines
 from games.models import Match
 from ratings import ladder
-from ratings.charts import build_chart
+from ratings.charts import render_charts
 
 from . import friends, presence
 
@@ -73,17 +73,25 @@ def rating_sections(target: Any) -> list[dict[str, Any]]:
         standing = standings.get(engine.slug)
         if standing is None:
             continue
+        points = history.get(engine.slug, [])
         sections.append(
             {
                 "slug": engine.slug,
                 "name": engine.name,
                 "standing": standing,
-                "chart": build_chart(history.get(engine.slug, [])),
+                "points": points,
+                "chart_id": f"history-{engine.slug}",
+                "chart_title": _("Rating history in %(game)s") % {"game": engine.name},
                 "history_truncated": standing.matches > ladder.HISTORY_POINTS,
                 "ladder_url": reverse("ratings:ladder", args=[engine.slug])
                 + f"?page={ladder.page_of(standing.rank)}",
             }
         )
+    svgs = render_charts(
+        {s["chart_id"]: (s["points"], s["chart_title"]) for s in sections if s["points"]}
+    )
+    for section in sections:
+        section["chart"] = svgs.get(section.pop("chart_id"))
     return sections
 
 

@@ -7,12 +7,15 @@ engine would localise floats ("12,5" in French), which SVG cannot read."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.cache import cache
 from django.template.loader import render_to_string
+from django.utils import timezone, translation
 from django.utils.safestring import SafeString
 
 WIDTH = 640
@@ -156,3 +159,39 @@ def render_chart(
     return render_to_string(
         "ratings/chart.html", {"chart": chart, "chart_id": chart_id, "title": title}
     )
+
+
+#: A rendered chart is kept this long; a new rated match changes its points, hence its key.
+CACHE_SECONDS = 24 * 3600
+
+
+def render_charts(
+    charts: dict[str, tuple[Sequence[tuple[datetime, float]], str]],
+) -> dict[str, SafeString]:
+    """Several charts (``chart_id -> (points, title)``), each rendered once and kept in the cache
+    under what it shows (its points, title, language and time zone): a player's chart changes
+    only when they play a rated match, and a busy profile is read far more often than that. One
+    cache round trip for all of them."""
+    keys = {
+        chart_id: _cache_key(chart_id, points, title)
+        for chart_id, (points, title) in charts.items()
+    }
+    found = cache.get_many(list(keys.values()))
+    svgs, missing = {}, {}
+    for chart_id, (points, title) in charts.items():
+        if keys[chart_id] in found:
+            svgs[chart_id] = SafeString(found[keys[chart_id]])
+        else:
+            svgs[chart_id] = missing[keys[chart_id]] = render_chart(
+                points, chart_id=chart_id, title=title
+            )
+    if missing:
+        cache.set_many({key: str(svg) for key, svg in missing.items()}, CACHE_SECONDS)
+    return svgs
+
+
+def _cache_key(chart_id: str, points: Sequence[tuple[datetime, float]], title: str) -> str:
+    shown = repr(
+        (chart_id, title, translation.get_language(), timezone.get_current_timezone_name(), points)
+    )
+    return "rating-chart:" + hashlib.sha256(shown.encode()).hexdigest()

@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Prefetch, Subquery, Sum, Window
-from django.db.models.functions import Floor, RowNumber
+from django.db.models import F, OuterRef, Prefetch, Subquery, Window
+from django.db.models.functions import RowNumber
 from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -331,32 +331,26 @@ class Standing(ShownRating):
 def standings(user: Any) -> dict[str, Standing]:
     """The player's rating in every game they are rated in, with ladder ranks, in one query (each
     rank adds up the buckets above the rating's own, then counts its bucket's few players above
-    it)."""
-    bucket = Floor(OuterRef("value"))
-    in_buckets_above = (
-        LadderBucket.objects.filter(game=OuterRef("game"), bucket__gt=bucket)
-        .order_by()
-        .values("game")
-        .annotate(n=Sum("players"))
-        .values("n")
+    it). Written as SQL: building the ORM's two correlated subqueries took longer than running
+    them."""
+    floor = (
+        "FLOOR(r.value)"
+        if connection.vendor == "postgresql"
+        else "(CAST(r.value AS INTEGER) - (r.value < CAST(r.value AS INTEGER)))"
     )
-    in_bucket_above = (
-        Rating.objects.filter(
-            game=OuterRef("game"), value__gt=OuterRef("value"), value__lt=bucket + 1
-        )
-        .order_by()
-        .values("game")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
-    rows = (
-        Rating.objects.filter(user=user)
-        .annotate(buckets=Subquery(in_buckets_above), bucket=Subquery(in_bucket_above))
-        .order_by("game")
-        .values_list("game", "value", "matches", "wins", "buckets", "bucket")
-    )
+    sql = f"""
+        SELECT r.game, r.value, r.matches, r.wins,
+            (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
+             WHERE b.game = r.game AND b.bucket > {floor}),
+            (SELECT COUNT(*) FROM {_ratings()} o
+             WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1)
+        FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user.pk])
+        rows = cursor.fetchall()
     return {
-        game: Standing(game, value, matches, wins, (buckets or 0) + (bucket or 0) + 1)
+        game: Standing(game, value, matches, wins, int(buckets) + int(bucket) + 1)
         for game, value, matches, wins, buckets, bucket in rows
     }
 

@@ -114,3 +114,25 @@ def test_the_title_is_escaped():
     assert "<b" not in svg
     assert parse(svg).find(f"{SVG}title").text == '<b onclick="x()">&</b>'
     assert "One rated match" in parse(svg).find(f"{SVG}desc").text
+
+
+def test_a_chart_is_drawn_once_until_its_points_title_or_language_change(monkeypatch):
+    from ratings import charts
+
+    drawn = []
+    draw = charts.render_chart
+
+    def counted(points, *, chart_id, title):
+        drawn.append(chart_id)
+        return draw(points, chart_id=chart_id, title=title)
+
+    monkeypatch.setattr(charts, "render_chart", counted)
+    points = history([1500.0, 1520.0])
+    first = charts.render_charts({"a": (points, "History"), "b": (points[:1], "History")})
+    again = charts.render_charts({"a": (points, "History"), "b": (points[:1], "History")})
+    assert again == first and drawn == ["a", "b"]
+    assert first["a"] == draw(points, chart_id="a", title="History")
+    charts.render_charts({"a": (history([1500.0, 1521.0]), "History")})
+    with translation.override("fr"):
+        charts.render_charts({"a": (points, "History")})
+    assert drawn == ["a", "b", "a", "a"]
