@@ -120,6 +120,7 @@ def recent_rows(target: Any) -> list[dict[str, Any]]:
                     {
                         "name": seat.display_name,
                         "username": seat.user.username if seat.user_id else None,
+                        "url": ladder.profile_url(seat.user.username) if seat.user_id else None,
                         "rank": seat.rank,
                         "score": seat.score,
                     }

@@ -80,9 +80,13 @@ class LadderRow(ShownRating):
 
     @property
     def profile_url(self) -> str:
-        """What ``{% url 'profile' username %}`` gives, without reversing fifty times a page."""
-        prefix, suffix = _profile_url_parts(get_script_prefix())
-        return prefix + quote(self.username, safe="!$&'()*+,;=/~:@") + suffix
+        return profile_url(self.username)
+
+
+def profile_url(username: str) -> str:
+    """What ``{% url 'profile' username %}`` gives, without reversing fifty times a page."""
+    prefix, suffix = _profile_url_parts(get_script_prefix())
+    return prefix + quote(username, safe="!$&'()*+,;=/~:@") + suffix
 
 
 @lru_cache(maxsize=8)
