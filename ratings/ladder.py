@@ -127,17 +127,20 @@ def ladder_page(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> LadderPage:
-    """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, in at most
-    three queries, however long the ladder and however deep the page. ``search`` keeps names
+    """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, in one
+    query (three past the last page), however long the ladder and however deep the page. ``search`` keeps names
     containing it (the best ``SEARCH_LIMIT`` of them); ``only_user_ids`` keeps those players
     (friends). Ranks are always ranks on the whole ladder, and tied ratings share a rank."""
     if search or only_user_ids is not None:
         return _filtered_page(game, page, search, only_user_ids, size)
-    total = ladder_size(game)
-    number, offset, pages = _clamped(page, total, size)
-    rows = _ladder_slice(game, offset, size) if total else []
-    ranks = _consecutive_ranks(game, rows, offset) if rows else []
-    return _page(game, number, pages, total, rows, ranks)
+    number = max(page, 1)
+    total, rows, tied_before = _ladder_slice(game, (number - 1) * size, size)
+    if not rows and number > 1:
+        # Past the last page (a stale link): show the last page there is.
+        number, offset, pages = _clamped(number, ladder_size(game), size)
+        total, rows, tied_before = _ladder_slice(game, offset, size)
+    number, offset, pages = _clamped(number, total, size)
+    return _page(game, number, pages, total, rows, _consecutive_ranks(rows, offset, tied_before))
 
 
 def _clamped(page: int, total: int, size: int) -> tuple[int, int, int]:
@@ -190,13 +193,14 @@ def ladder_size(game: str) -> int:
         return int(cursor.fetchone()[0])
 
 
-def _ladder_slice(game: str, offset: int, size: int) -> list[tuple]:
-    """``size`` rows of the whole ladder from position ``offset`` (0 first), in one query. The
-    bucket counts, added up best first, say in which whole Elo point the position falls and how
-    many players are above that point; the index is then walked from that point only, skipping
-    no more than the players of one bucket (a few hundred at most) instead of ``offset``. Only
-    ids are skipped through (from the index alone); the page's rows are read afterwards."""
-    fields = ", ".join(connection.ops.quote_name(f) for f in ROW_FIELDS)
+def _ladder_slice(game: str, offset: int, size: int) -> tuple[int, list[tuple], int]:
+    """The players on the ladder, ``size`` rows of it from position ``offset`` (0 first), and how
+    many rows before the first one tie with it, in one query. The bucket counts, added up best
+    first, say in which whole Elo point the position falls and how many players are above that
+    point; the index is then walked from that point only, skipping no more than the players of one
+    bucket (a few hundred at most) instead of ``offset``. Only ids are skipped through (from the
+    index alone); the page's rows are read afterwards. No rows past the end of the ladder."""
+    fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     sql = f"""
         WITH counts AS (
             SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
@@ -204,18 +208,28 @@ def _ladder_slice(game: str, offset: int, size: int) -> list[tuple]:
             SELECT bucket, n, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
         ), start AS (
             SELECT bucket, above FROM running WHERE above + n > %s ORDER BY bucket DESC LIMIT 1
-        )
-        SELECT {fields} FROM {_ratings()} WHERE id IN (
+        ), page AS (
             SELECT id FROM {_ratings()}
             WHERE game = %s AND value < (SELECT bucket + 1 FROM start)
             ORDER BY value DESC, id
-            LIMIT %s OFFSET (SELECT %s - above FROM start)
+            LIMIT %s OFFSET COALESCE((SELECT %s - above FROM start), 0)
+        ), first AS (
+            SELECT id, value FROM {_ratings()} WHERE id IN (SELECT id FROM page)
+            ORDER BY value DESC, id LIMIT 1
         )
-        ORDER BY value DESC, id
+        SELECT {fields},
+            (SELECT SUM(n) FROM counts),
+            (SELECT COUNT(*) FROM {_ratings()} t, first
+             WHERE t.game = %s AND t.value = first.value AND t.id < first.id)
+        FROM {_ratings()} r WHERE r.id IN (SELECT id FROM page)
+        ORDER BY r.value DESC, r.id
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, [game, offset, game, size, offset])
-        return cursor.fetchall()
+        cursor.execute(sql, [game, offset, game, size, offset, game])
+        found = cursor.fetchall()
+    if not found:
+        return 0, [], 0
+    return int(found[0][-2]), [row[:-2] for row in found], int(found[0][-1])
 
 
 def _filtered_page(
@@ -255,11 +269,11 @@ def _filtered_page(
     return _page(game, number, pages, shown, rows, ranks, capped)
 
 
-def _consecutive_ranks(game: str, rows: list[tuple], offset: int) -> list[int]:
+def _consecutive_ranks(rows: list[tuple], offset: int, tied_before: int) -> list[int]:
     """Ranks of a slice of the whole ladder: a row ranks by its position unless it ties with the
-    row above it. Only the first row may tie with a row on the page before, so only its rank needs
-    counting."""
-    ranks = [1 if offset == 0 else rank_of(game, rows[0][3])]
+    row above it. Only the first row may tie with rows on the pages before: ``tied_before`` of
+    them, which share its rank."""
+    ranks = [offset + 1 - tied_before] if rows else []
     for i in range(1, len(rows)):
         tied = rows[i][3] == rows[i - 1][3]
         ranks.append(ranks[-1] if tied else offset + i + 1)
