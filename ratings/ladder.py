@@ -240,30 +240,28 @@ def _filtered_page(
         query = query.filter(name__icontains=search)
     if only_user_ids is not None:
         query = query.filter(user_id__in=list(only_user_ids))
-    # A search stops counting past SEARCH_LIMIT: to count every name containing "a" would read
-    # the whole ladder. Friends are few enough to count.
+    # Every match's id and rating, in no order, so that a rare name is read once through the
+    # trigram index on PostgreSQL. A search stops past SEARCH_LIMIT: to count every name
+    # containing "a" would read the whole ladder. Friends are few enough to count.
     limit = SEARCH_LIMIT if search else None
-    total = query.order_by().values("id")[: limit + 1 if limit else None].count()
+    matches = list(query.order_by().values_list("id", "value")[: limit + 1 if limit else None])
+    total = len(matches)
     shown = min(total, limit) if limit else total
     number, offset, pages = _clamped(page, shown, size)
     capped = shown < total
     if not shown:
         return _page(game, number, pages, shown, [], [])
     if capped:
-        # Many matches: walking the ladder's index in order, testing the names it holds, finds a
-        # page of them after reading a few times as many entries.
-        order: tuple[Any, ...] = ("-value", "id")
+        # Many matches: walking the ladder's index in order, testing the names it holds (no row
+        # is read), finds a page of them after a few times as many entries.
+        page_ids: Any = Subquery(
+            query.order_by("-value", "id").values("id")[offset : min(offset + size, shown)]
+        )
     else:
-        # Few matches (through the trigram index on PostgreSQL): fetch them all and sort them.
-        # Ordering by ``value + 0`` keeps the planner off the ladder's index, whose walk would
-        # read most of the ladder to find a rare name.
-        order = ((F("value") + 0).desc(), "id")
-    # Only ids are walked through (the index holds the names); the page's rows are read after.
-    page_ids = query.order_by(*order).values("id")[offset : min(offset + size, shown)]
+        matches.sort(key=lambda match: (-match[1], match[0]))
+        page_ids = [match_id for match_id, _value in matches[offset : offset + size]]
     rows = list(
-        Rating.objects.filter(pk__in=Subquery(page_ids))
-        .order_by("-value", "id")
-        .values_list(*ROW_FIELDS)
+        Rating.objects.filter(pk__in=page_ids).order_by("-value", "id").values_list(*ROW_FIELDS)
     )
     ranks = _ranks_of(game, [row[3] for row in rows])
     return _page(game, number, pages, shown, rows, ranks, capped)
