@@ -65,33 +65,45 @@ def game_names() -> dict[str, str]:
 
 
 def rating_sections(target: Any) -> list[dict[str, Any]]:
-    """One entry per game the player is rated in, in the site's game order."""
+    """One entry per game the player is rated in, in the site's game order. The charts come from
+    the cache while the player has played no rated match since they were drawn: their history is
+    read only to draw them."""
     standings = ladder.standings(target)
-    history = ladder.rating_history(target)
     sections = []
     for engine in all_engines():
         standing = standings.get(engine.slug)
         if standing is None:
             continue
-        points = history.get(engine.slug, [])
         sections.append(
             {
                 "slug": engine.slug,
                 "name": engine.name,
                 "standing": standing,
-                "points": points,
                 "chart_id": f"history-{engine.slug}",
                 "chart_title": _("Rating history in %(game)s") % {"game": engine.name},
                 "history_truncated": standing.matches > ladder.HISTORY_POINTS,
+                "history_count": min(standing.matches, ladder.HISTORY_POINTS),
                 "ladder_url": reverse("ratings:ladder", args=[engine.slug])
                 + f"?page={ladder.page_of(standing.rank)}",
             }
         )
-    svgs = render_charts(
-        {s["chart_id"]: (s["points"], s["chart_title"]) for s in sections if s["points"]}
-    )
+
+    def load_points() -> dict[str, list]:
+        history = ladder.rating_history(target)
+        return {f"history-{slug}": points for slug, points in history.items()}
+
+    # A rated match adds one to the count of matches and moves the rating: a new chart.
+    shown = {
+        s["chart_id"]: (
+            (target.pk, s["slug"], s["standing"].matches, s["standing"].value),
+            s["chart_title"],
+        )
+        for s in sections
+        if s["standing"].matches
+    }
+    svgs = render_charts(shown, load_points)
     for section in sections:
-        section["chart"] = svgs.get(section.pop("chart_id"))
+        section["chart"] = svgs.get(section.pop("chart_id")) or None
     return sections
 
 

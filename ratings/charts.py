@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -166,32 +166,32 @@ CACHE_SECONDS = 24 * 3600
 
 
 def render_charts(
-    charts: dict[str, tuple[Sequence[tuple[datetime, float]], str]],
+    charts: dict[str, tuple[Hashable, str]],
+    load_points: Callable[[], dict[str, Sequence[tuple[datetime, float]]]],
 ) -> dict[str, SafeString]:
-    """Several charts (``chart_id -> (points, title)``), each rendered once and kept in the cache
-    under what it shows (its points, title, language and time zone): a player's chart changes
-    only when they play a rated match, and a busy profile is read far more often than that. One
-    cache round trip for all of them."""
+    """Several charts, ``chart_id -> (what it shows, title)``, each rendered once and kept in the
+    cache under what it shows (any value that changes whenever its points do), its title,
+    language and time zone: a player's chart changes only when they play a rated match, and a
+    busy profile is read far more often than that. One cache round trip for all of them;
+    ``load_points`` (chart_id -> points) is called only when one of them must be drawn."""
     keys = {
-        chart_id: _cache_key(chart_id, points, title)
-        for chart_id, (points, title) in charts.items()
+        chart_id: _cache_key(chart_id, shown, title) for chart_id, (shown, title) in charts.items()
     }
     found = cache.get_many(list(keys.values()))
-    svgs, missing = {}, {}
-    for chart_id, (points, title) in charts.items():
-        if keys[chart_id] in found:
-            svgs[chart_id] = SafeString(found[keys[chart_id]])
-        else:
-            svgs[chart_id] = missing[keys[chart_id]] = render_chart(
-                points, chart_id=chart_id, title=title
-            )
+    svgs = {chart_id: SafeString(found[key]) for chart_id, key in keys.items() if key in found}
+    missing = [chart_id for chart_id in charts if chart_id not in svgs]
     if missing:
-        cache.set_many({key: str(svg) for key, svg in missing.items()}, CACHE_SECONDS)
+        points = load_points()
+        for chart_id in missing:
+            svgs[chart_id] = render_chart(
+                points.get(chart_id, []), chart_id=chart_id, title=charts[chart_id][1]
+            )
+        cache.set_many({keys[chart_id]: str(svgs[chart_id]) for chart_id in missing}, CACHE_SECONDS)
     return svgs
 
 
-def _cache_key(chart_id: str, points: Sequence[tuple[datetime, float]], title: str) -> str:
-    shown = repr(
-        (chart_id, title, translation.get_language(), timezone.get_current_timezone_name(), points)
+def _cache_key(chart_id: str, shown: Hashable, title: str) -> str:
+    key = repr(
+        (chart_id, shown, title, translation.get_language(), timezone.get_current_timezone_name())
     )
-    return "rating-chart:" + hashlib.sha256(shown.encode()).hexdigest()
+    return "rating-chart:" + hashlib.sha256(key.encode()).hexdigest()

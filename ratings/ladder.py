@@ -260,11 +260,52 @@ def _filtered_page(
     else:
         matches.sort(key=lambda match: (-match[1], match[0]))
         page_ids = [match_id for match_id, _value in matches[offset : offset + size]]
-    rows = list(
-        Rating.objects.filter(pk__in=page_ids).order_by("-value", "id").values_list(*ROW_FIELDS)
-    )
-    ranks = _ranks_of(game, [row[3] for row in rows])
+    rows, ranks = _ranked_rows(game, page_ids)
     return _page(game, number, pages, shown, rows, ranks, capped)
+
+
+def _ranked_rows(game: str, ids: list[int] | Subquery) -> tuple[list[tuple], list[int]]:
+    """The rows of these ratings, best first, with their whole-ladder ranks, in one query: for
+    each, the players of the buckets above its own (running sums of the bucket counts, computed
+    once), plus those above it in its own bucket (a few, counted on the index)."""
+    if isinstance(ids, Subquery):
+        ids_sql, ids_params = ids.query.sql_with_params()
+    else:
+        ids_sql, ids_params = ", ".join(["%s"] * len(ids)) or "NULL", tuple(ids)
+    fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
+    bucket = _floor_sql("r.value")
+    sql = f"""
+        WITH counts AS (
+            SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
+        ), running AS (
+            SELECT bucket, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
+        )
+        SELECT {fields}, running.above, (
+            SELECT COUNT(*) FROM {_ratings()} o
+            WHERE o.game = %s AND o.value > r.value AND o.value < {bucket} + 1
+        )
+        FROM {_ratings()} r LEFT JOIN running ON running.bucket = {bucket}
+        WHERE r.id IN ({ids_sql})
+        ORDER BY r.value DESC, r.id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game, game, *ids_params])
+        found = cursor.fetchall()
+    ranks = []
+    for *_row, value, _matches, _wins, above, in_bucket in found:
+        if above is None:
+            # The rating left its bucket since it was read, and the bucket is empty now.
+            above = _in_buckets_above(game, math.floor(value))
+        ranks.append(int(above) + int(in_bucket) + 1)
+    return [tuple(row[:-2]) for row in found], ranks
+
+
+def _floor_sql(expression: str) -> str:
+    """SQL for floor(expression): SQLite has no floor() outside Django's own connections, and
+    CAST truncates towards zero, so a negative value with a fraction needs one less."""
+    if connection.vendor == "postgresql":
+        return f"FLOOR({expression})"
+    return f"(CAST({expression} AS INTEGER) - ({expression} < CAST({expression} AS INTEGER)))"
 
 
 def _consecutive_ranks(rows: list[tuple], offset: int, tied_before: int) -> list[int]:
@@ -349,11 +390,7 @@ def standings(user: Any) -> dict[str, Standing]:
     rank adds up the buckets above the rating's own, then counts its bucket's few players above
     it). Written as SQL: building the ORM's two correlated subqueries took longer than running
     them."""
-    floor = (
-        "FLOOR(r.value)"
-        if connection.vendor == "postgresql"
-        else "(CAST(r.value AS INTEGER) - (r.value < CAST(r.value AS INTEGER)))"
-    )
+    floor = _floor_sql("r.value")
     sql = f"""
         SELECT r.game, r.value, r.matches, r.wins,
             (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
