@@ -86,13 +86,39 @@ class LadderRow(ShownRating):
 def profile_url(username: str) -> str:
     """What ``{% url 'profile' username %}`` gives, without reversing fifty times a page."""
     prefix, suffix = _profile_url_parts(get_script_prefix())
-    return prefix + quote(username, safe="!$&'()*+,;=/~:@") + suffix
+    return prefix + quote(username, safe=URL_SAFE) + suffix
+
+
+#: What ``reverse()`` leaves unquoted in a path argument.
+URL_SAFE = "!$&'()*+,;=/~:@"
 
 
 @lru_cache(maxsize=8)
 def _profile_url_parts(script_prefix: str) -> tuple[str, str]:
     marker = "PROFILE-NAME"
     return tuple(reverse("profile", args=[marker]).split(marker))  # type: ignore[return-value]
+
+
+def display_rows(rows: list[LadderRow]) -> list[dict[str, Any]]:
+    """What the ladder's table prints of each row, as plain dictionaries: the template engine
+    finds a key of a dictionary at once, where an attribute costs it a failed lookup first, and
+    the levels are translated once for the page rather than once a row."""
+    levels = [(bound, str(label)) for bound, label in LEVELS]
+    prefix, suffix = _profile_url_parts(get_script_prefix())
+    return [
+        {
+            "rank": row.rank,
+            "user_id": row.user_id,
+            "username": row.username,
+            "profile_url": prefix + quote(row.username, safe=URL_SAFE) + suffix,
+            "elo": row.elo,
+            "provisional": row.provisional,
+            "level": next(label for bound, label in levels if row.elo < bound),
+            "matches": row.matches,
+            "wins": row.wins,
+        }
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
         "game": {"slug": engine.slug, "name": engine.name},
         "games": [{"slug": e.slug, "name": e.name} for e in all_engines()],
         "page": page,
+        "rows": ladder.display_rows(page.rows),
         "search": search,
         "friends_only": friends_only,
         "online": presence.online_ids(row.user_id for row in page.rows),
