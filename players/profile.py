@@ -3,13 +3,19 @@ trophies, presence, and the friend button. A fixed number of queries, however mu
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.engines import all_engines
@@ -49,7 +55,7 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
         "profile_user": target,
         "online": presence.is_online(target.pk),
         "ratings": rating_sections(target),
-        "recent": recent_rows(target),
+        "recent": recent_section(target),
         "trophies": trophies_for(target),
         "friend_status": status,
         "friend_actions": [
@@ -110,6 +116,31 @@ def rating_sections(target: Any) -> list[dict[str, Any]]:
 def replay_url(match: Match) -> str | None:
     """The replay of a finished match."""
     return reverse("games:replay", args=[match.pk])
+
+
+#: A rendered list of recent matches is kept this long; the player's next finished match changes
+#: its key.
+RECENT_CACHE_SECONDS = 24 * 3600
+
+
+def recent_section(target: Any) -> SafeString:
+    """The player's recent matches, rendered once per finished match: a finished public match
+    never changes, so the newest one's id (with the language and time zone) names the list. A
+    busy profile is read far more often than its player finishes a match."""
+    newest = (
+        Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
+        .order_by("-finished_at", "-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    shown = (target.pk, newest, get_language(), timezone.get_current_timezone_name())
+    key = "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
+    html = cache.get(key)
+    if html is None:
+        rows = recent_rows(target) if newest is not None else []
+        html = render_to_string("players/recent_matches.html", {"recent": rows})
+        cache.set(key, html, RECENT_CACHE_SECONDS)
+    return SafeString(html)
 
 
 def recent_rows(target: Any) -> list[dict[str, Any]]:
