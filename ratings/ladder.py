@@ -153,10 +153,11 @@ def ladder_page(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> LadderPage:
-    """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, in one
-    query (three past the last page), however long the ladder and however deep the page. ``search`` keeps names
-    containing it (the best ``SEARCH_LIMIT`` of them); ``only_user_ids`` keeps those players
-    (friends). Ranks are always ranks on the whole ladder, and tied ratings share a rank."""
+    """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, however
+    long the ladder and however deep the page: one query (three past the last page), two for a
+    search or friends. ``search`` keeps names containing it (the best ``SEARCH_LIMIT`` of them);
+    ``only_user_ids`` keeps those players (friends). Ranks are always ranks on the whole ladder,
+    and tied ratings share a rank."""
     if search or only_user_ids is not None:
         return _filtered_page(game, page, search, only_user_ids, size)
     number = max(page, 1)
