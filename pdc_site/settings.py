@@ -208,3 +208,7 @@ LOGGING = {
 LOGIN_URL = "players:login"
 LOGIN_REDIRECT_URL = "games:lobby"
 LOGOUT_REDIRECT_URL = "games:home"
+
+# The ladder's covering indexes (ratings.models) carry extra columns on PostgreSQL; SQLite builds
+# them without, which is all it needs (its searches read the rows anyway).
+SILENCED_SYSTEM_CHECKS = ["models.W040"]

@@ -3,19 +3,25 @@ trophies, presence, and the friend button. A fixed number of queries, however mu
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.engines import all_engines
 from games.models import Match
 from ratings import ladder
-from ratings.charts import build_chart
+from ratings.charts import render_charts
 
 from . import friends, presence
 
@@ -49,7 +55,7 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
         "profile_user": target,
         "online": presence.is_online(target.pk),
         "ratings": rating_sections(target),
-        "recent": recent_rows(target),
+        "recent": recent_section(target),
         "trophies": trophies_for(target),
         "friend_status": status,
         "friend_actions": [
@@ -65,9 +71,10 @@ def game_names() -> dict[str, str]:
 
 
 def rating_sections(target: Any) -> list[dict[str, Any]]:
-    """One entry per game the player is rated in, in the site's game order."""
+    """One entry per game the player is rated in, in the site's game order. The charts come from
+    the cache while the player has played no rated match since they were drawn: their history is
+    read only to draw them."""
     standings = ladder.standings(target)
-    history = ladder.rating_history(target)
     sections = []
     for engine in all_engines():
         standing = standings.get(engine.slug)
@@ -78,18 +85,62 @@ def rating_sections(target: Any) -> list[dict[str, Any]]:
                 "slug": engine.slug,
                 "name": engine.name,
                 "standing": standing,
-                "chart": build_chart(history.get(engine.slug, [])),
+                "chart_id": f"history-{engine.slug}",
+                "chart_title": _("Rating history in %(game)s") % {"game": engine.name},
                 "history_truncated": standing.matches > ladder.HISTORY_POINTS,
+                "history_count": min(standing.matches, ladder.HISTORY_POINTS),
                 "ladder_url": reverse("ratings:ladder", args=[engine.slug])
                 + f"?page={ladder.page_of(standing.rank)}",
             }
         )
+
+    def load_points() -> dict[str, list]:
+        history = ladder.rating_history(target)
+        return {f"history-{slug}": points for slug, points in history.items()}
+
+    # A rated match adds one to the count of matches and moves the rating: a new chart.
+    shown = {
+        s["chart_id"]: (
+            (target.pk, s["slug"], s["standing"].matches, s["standing"].value),
+            s["chart_title"],
+        )
+        for s in sections
+        if s["standing"].matches
+    }
+    svgs = render_charts(shown, load_points)
+    for section in sections:
+        section["chart"] = svgs.get(section.pop("chart_id")) or None
     return sections
 
 
 def replay_url(match: Match) -> str | None:
     """The replay of a finished match."""
     return reverse("games:replay", args=[match.pk])
+
+
+#: A rendered list of recent matches is kept this long; the player's next finished match changes
+#: its key.
+RECENT_CACHE_SECONDS = 24 * 3600
+
+
+def recent_section(target: Any) -> SafeString:
+    """The player's recent matches, rendered once per finished match: a finished public match
+    never changes, so the newest one's id (with the language and time zone) names the list. A
+    busy profile is read far more often than its player finishes a match."""
+    newest = (
+        Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
+        .order_by("-finished_at", "-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    shown = (target.pk, newest, get_language(), timezone.get_current_timezone_name())
+    key = "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
+    html = cache.get(key)
+    if html is None:
+        rows = recent_rows(target) if newest is not None else []
+        html = render_to_string("players/recent_matches.html", {"recent": rows})
+        cache.set(key, html, RECENT_CACHE_SECONDS)
+    return SafeString(html)
 
 
 def recent_rows(target: Any) -> list[dict[str, Any]]:
@@ -112,6 +163,7 @@ def recent_rows(target: Any) -> list[dict[str, Any]]:
                     {
                         "name": seat.display_name,
                         "username": seat.user.username if seat.user_id else None,
+                        "url": ladder.profile_url(seat.user.username) if seat.user_id else None,
                         "rank": seat.rank,
                         "score": seat.score,
                     }

@@ -7,12 +7,15 @@ engine would localise floats ("12,5" in French), which SVG cannot read."""
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.cache import cache
 from django.template.loader import render_to_string
+from django.utils import timezone, translation
 from django.utils.safestring import SafeString
 
 WIDTH = 640
@@ -156,3 +159,39 @@ def render_chart(
     return render_to_string(
         "ratings/chart.html", {"chart": chart, "chart_id": chart_id, "title": title}
     )
+
+
+#: A rendered chart is kept this long; a new rated match changes its points, hence its key.
+CACHE_SECONDS = 24 * 3600
+
+
+def render_charts(
+    charts: dict[str, tuple[Hashable, str]],
+    load_points: Callable[[], dict[str, Sequence[tuple[datetime, float]]]],
+) -> dict[str, SafeString]:
+    """Several charts, ``chart_id -> (what it shows, title)``, each rendered once and kept in the
+    cache under what it shows (any value that changes whenever its points do), its title,
+    language and time zone: a player's chart changes only when they play a rated match, and a
+    busy profile is read far more often than that. One cache round trip for all of them;
+    ``load_points`` (chart_id -> points) is called only when one of them must be drawn."""
+    keys = {
+        chart_id: _cache_key(chart_id, shown, title) for chart_id, (shown, title) in charts.items()
+    }
+    found = cache.get_many(list(keys.values()))
+    svgs = {chart_id: SafeString(found[key]) for chart_id, key in keys.items() if key in found}
+    missing = [chart_id for chart_id in charts if chart_id not in svgs]
+    if missing:
+        points = load_points()
+        for chart_id in missing:
+            svgs[chart_id] = render_chart(
+                points.get(chart_id, []), chart_id=chart_id, title=charts[chart_id][1]
+            )
+        cache.set_many({keys[chart_id]: str(svgs[chart_id]) for chart_id in missing}, CACHE_SECONDS)
+    return svgs
+
+
+def _cache_key(chart_id: str, shown: Hashable, title: str) -> str:
+    key = repr(
+        (chart_id, shown, title, translation.get_language(), timezone.get_current_timezone_name())
+    )
+    return "rating-chart:" + hashlib.sha256(key.encode()).hexdigest()

@@ -8,18 +8,19 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import accumulate
+from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
-from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Subquery, Window
+from django.db.models import F, OuterRef, Prefetch, Subquery, Window
 from django.db.models.functions import RowNumber
+from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Match
+from games.models import Match, Seat
 
-from .models import Rating, RatingChange
+from .models import LadderBucket, Rating, RatingChange
 
 PAGE_SIZE = 50
 #: Matches shown per game in a rating-history chart: enough to see a trend, few enough that the
@@ -29,6 +30,9 @@ RECENT_MATCHES = 10
 #: Fewer rated matches than this and a rating is provisional (still moving fast, K = 60).
 PROVISIONAL_BELOW = 10
 SEARCH_MAX_LENGTH = 150
+#: A search shows at most this many players, the best first (20 pages): it is for finding
+#: someone, and counting every name that contains "a" would read the whole ladder.
+SEARCH_LIMIT = 1000
 
 #: (upper bound, label): a level is the first whose bound is above the rating.
 LEVELS: tuple[tuple[float, Any], ...] = (
@@ -74,14 +78,59 @@ class LadderRow(ShownRating):
     matches: int
     wins: int
 
+    @property
+    def profile_url(self) -> str:
+        return profile_url(self.username)
+
+
+def profile_url(username: str) -> str:
+    """What ``{% url 'profile' username %}`` gives, without reversing fifty times a page."""
+    prefix, suffix = _profile_url_parts(get_script_prefix())
+    return prefix + quote(username, safe=URL_SAFE) + suffix
+
+
+#: What ``reverse()`` leaves unquoted in a path argument.
+URL_SAFE = "!$&'()*+,;=/~:@"
+
+
+@lru_cache(maxsize=8)
+def _profile_url_parts(script_prefix: str) -> tuple[str, str]:
+    marker = "PROFILE-NAME"
+    return tuple(reverse("profile", args=[marker]).split(marker))  # type: ignore[return-value]
+
+
+def display_rows(rows: list[LadderRow]) -> list[dict[str, Any]]:
+    """What the ladder's table prints of each row, as plain dictionaries: the template engine
+    finds a key of a dictionary at once, where an attribute costs it a failed lookup first, and
+    the levels are translated once for the page rather than once a row."""
+    levels = [(bound, str(label)) for bound, label in LEVELS]
+    prefix, suffix = _profile_url_parts(get_script_prefix())
+    return [
+        {
+            "rank": row.rank,
+            "user_id": row.user_id,
+            "username": row.username,
+            "profile_url": prefix + quote(row.username, safe=URL_SAFE) + suffix,
+            "elo": row.elo,
+            "provisional": row.provisional,
+            "level": next(label for bound, label in levels if row.elo < bound),
+            "matches": row.matches,
+            "wins": row.wins,
+        }
+        for row in rows
+    ]
+
 
 @dataclass(frozen=True)
 class LadderPage:
     game: str
     number: int
     pages: int
+    #: Players on all the pages.
     total: int
     rows: list[LadderRow]
+    #: A search matched more than ``SEARCH_LIMIT`` players: only the best of them are shown.
+    capped: bool = False
 
     @property
     def has_previous(self) -> bool:
@@ -104,48 +153,38 @@ def ladder_page(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> LadderPage:
-    """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, in at most
-    three queries. ``search`` keeps names containing it; ``only_user_ids`` keeps those players
-    (friends). Ranks are always ranks on the whole ladder, and tied ratings share a rank."""
-    query = Rating.objects.filter(game=game)
-    filtered = bool(search) or only_user_ids is not None
-    if search:
-        # Matching names first (one pass over auth_user), then their ratings: joining each
-        # rating to its user to test the name costs a random read per rating instead.
-        names = get_user_model().objects.filter(username__icontains=search).values("pk")
-        query = query.filter(user_id__in=Subquery(names))
-    if only_user_ids is not None:
-        query = query.filter(user_id__in=list(only_user_ids))
-    total = query.count()
+    """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, however
+    long the ladder and however deep the page: one query (three past the last page), two for a
+    search or friends. ``search`` keeps names containing it (the best ``SEARCH_LIMIT`` of them);
+    ``only_user_ids`` keeps those players (friends). Ranks are always ranks on the whole ladder,
+    and tied ratings share a rank."""
+    if search or only_user_ids is not None:
+        return _filtered_page(game, page, search, only_user_ids, size)
+    number = max(page, 1)
+    total, rows, tied_before = _ladder_slice(game, (number - 1) * size, size)
+    if not rows and number > 1:
+        # Past the last page (a stale link): show the last page there is.
+        number, offset, pages = _clamped(number, ladder_size(game), size)
+        total, rows, tied_before = _ladder_slice(game, offset, size)
+    number, offset, pages = _clamped(number, total, size)
+    return _page(game, number, pages, total, rows, _consecutive_ranks(rows, offset, tied_before))
+
+
+def _clamped(page: int, total: int, size: int) -> tuple[int, int, int]:
     pages = max(1, math.ceil(total / size))
     number = min(max(page, 1), pages)
-    offset = (number - 1) * size
-    # The id breaks ties so that pages neither repeat nor skip anyone. The whole ladder is walked
-    # in the order of its (game, -value, id) index: no sort.
-    order: tuple[Any, ...] = ("-value", "id")
-    if filtered:
-        # Searched or friends' ratings are fetched through the filter and sorted: walking the
-        # ladder in order and testing each player costs a random read per rating passed, so a
-        # deep page or a rare name would read most of the ladder. Ordering by ``value + 0``
-        # keeps SQLite, which has no statistics to see this, off the index.
-        order = ((F("value") + 0).desc(), "id")
-    # Only ids are skipped through (from the index alone); the page's rows are read afterwards.
-    page_ids = query.order_by(*order).values("id")[offset : offset + size]
-    rows = (
-        list(
-            Rating.objects.filter(pk__in=Subquery(page_ids))
-            .order_by("-value", "id")
-            .values_list("id", "user_id", "user__username", "value", "matches", "wins")
-        )
-        if total
-        else []
-    )
-    if not rows:
-        ranks: list[int] = []
-    elif filtered:
-        ranks = _ladder_ranks(game, rows)
-    else:
-        ranks = _consecutive_ranks(game, rows, offset)
+    return number, (number - 1) * size, pages
+
+
+def _page(
+    game: str,
+    number: int,
+    pages: int,
+    total: int,
+    rows: list[tuple],
+    ranks: list[int],
+    capped: bool = False,
+) -> LadderPage:
     return LadderPage(
         game=game,
         number=number,
@@ -157,44 +196,198 @@ def ladder_page(
                 ranks, rows, strict=True
             )
         ],
+        capped=capped,
     )
 
 
-def _consecutive_ranks(game: str, rows: list[tuple], offset: int) -> list[int]:
+ROW_FIELDS = ("id", "user_id", "name", "value", "matches", "wins")
+
+
+def _buckets() -> str:
+    return connection.ops.quote_name(LadderBucket._meta.db_table)
+
+
+def _ratings() -> str:
+    return connection.ops.quote_name(Rating._meta.db_table)
+
+
+def ladder_size(game: str) -> int:
+    """How many players are rated in ``game``: a sum of the bucket counts."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COALESCE(SUM(players), 0) FROM {_buckets()} WHERE game = %s", [game]
+        )
+        return int(cursor.fetchone()[0])
+
+
+def _ladder_slice(game: str, offset: int, size: int) -> tuple[int, list[tuple], int]:
+    """The players on the ladder, ``size`` rows of it from position ``offset`` (0 first), and how
+    many rows before the first one tie with it, in one query. The bucket counts, added up best
+    first, say in which whole Elo point the position falls and how many players are above that
+    point; the index is then walked from that point only, skipping no more than the players of one
+    bucket (a few hundred at most) instead of ``offset``. Only ids are skipped through (from the
+    index alone); the page's rows are read afterwards. No rows past the end of the ladder."""
+    fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
+    sql = f"""
+        WITH counts AS (
+            SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
+        ), running AS (
+            SELECT bucket, n, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
+        ), start AS (
+            SELECT bucket, above FROM running WHERE above + n > %s ORDER BY bucket DESC LIMIT 1
+        ), page AS (
+            SELECT id FROM {_ratings()}
+            WHERE game = %s AND value < (SELECT bucket + 1 FROM start)
+            ORDER BY value DESC, id
+            LIMIT %s OFFSET COALESCE((SELECT %s - above FROM start), 0)
+        ), first AS (
+            SELECT id, value FROM {_ratings()} WHERE id IN (SELECT id FROM page)
+            ORDER BY value DESC, id LIMIT 1
+        )
+        SELECT {fields},
+            (SELECT SUM(n) FROM counts),
+            (SELECT COUNT(*) FROM {_ratings()} t, first
+             WHERE t.game = %s AND t.value = first.value AND t.id < first.id)
+        FROM {_ratings()} r WHERE r.id IN (SELECT id FROM page)
+        ORDER BY r.value DESC, r.id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game, offset, game, size, offset, game])
+        found = cursor.fetchall()
+    if not found:
+        return 0, [], 0
+    return int(found[0][-2]), [row[:-2] for row in found], int(found[0][-1])
+
+
+def _filtered_page(
+    game: str, page: int, search: str, only_user_ids: Collection[int] | None, size: int
+) -> LadderPage:
+    query = Rating.objects.filter(game=game)
+    if search:
+        query = query.filter(name__icontains=search)
+    if only_user_ids is not None:
+        query = query.filter(user_id__in=list(only_user_ids))
+    # Every match's id and rating, in no order, so that a rare name is read once through the
+    # trigram index on PostgreSQL. A search stops past SEARCH_LIMIT: to count every name
+    # containing "a" would read the whole ladder. Friends are few enough to count.
+    limit = SEARCH_LIMIT if search else None
+    matches = list(query.order_by().values_list("id", "value")[: limit + 1 if limit else None])
+    total = len(matches)
+    shown = min(total, limit) if limit else total
+    number, offset, pages = _clamped(page, shown, size)
+    capped = shown < total
+    if not shown:
+        return _page(game, number, pages, shown, [], [])
+    if capped:
+        # Many matches: walking the ladder's index in order, testing the names it holds (no row
+        # is read), finds a page of them after a few times as many entries.
+        page_ids: Any = Subquery(
+            query.order_by("-value", "id").values("id")[offset : min(offset + size, shown)]
+        )
+    else:
+        matches.sort(key=lambda match: (-match[1], match[0]))
+        page_ids = [match_id for match_id, _value in matches[offset : offset + size]]
+    rows, ranks = _ranked_rows(game, page_ids)
+    return _page(game, number, pages, shown, rows, ranks, capped)
+
+
+def _ranked_rows(game: str, ids: list[int] | Subquery) -> tuple[list[tuple], list[int]]:
+    """The rows of these ratings, best first, with their whole-ladder ranks, in one query: for
+    each, the players of the buckets above its own (running sums of the bucket counts, computed
+    once), plus those above it in its own bucket (a few, counted on the index)."""
+    if isinstance(ids, Subquery):
+        ids_sql, ids_params = ids.query.sql_with_params()
+    else:
+        ids_sql, ids_params = ", ".join(["%s"] * len(ids)) or "NULL", tuple(ids)
+    fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
+    bucket = _floor_sql("r.value")
+    sql = f"""
+        WITH counts AS (
+            SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
+        ), running AS (
+            SELECT bucket, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
+        )
+        SELECT {fields}, running.above, (
+            SELECT COUNT(*) FROM {_ratings()} o
+            WHERE o.game = %s AND o.value > r.value AND o.value < {bucket} + 1
+        )
+        FROM {_ratings()} r LEFT JOIN running ON running.bucket = {bucket}
+        WHERE r.id IN ({ids_sql})
+        ORDER BY r.value DESC, r.id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game, game, *ids_params])
+        found = cursor.fetchall()
+    ranks = []
+    for *_row, value, _matches, _wins, above, in_bucket in found:
+        if above is None:
+            # The rating left its bucket since it was read, and the bucket is empty now.
+            above = _in_buckets_above(game, math.floor(value))
+        ranks.append(int(above) + int(in_bucket) + 1)
+    return [tuple(row[:-2]) for row in found], ranks
+
+
+def _floor_sql(expression: str) -> str:
+    """SQL for floor(expression): SQLite has no floor() outside Django's own connections, and
+    CAST truncates towards zero, so a negative value with a fraction needs one less."""
+    if connection.vendor == "postgresql":
+        return f"FLOOR({expression})"
+    return f"(CAST({expression} AS INTEGER) - ({expression} < CAST({expression} AS INTEGER)))"
+
+
+def _consecutive_ranks(rows: list[tuple], offset: int, tied_before: int) -> list[int]:
     """Ranks of a slice of the whole ladder: a row ranks by its position unless it ties with the
-    row above it. Only the first row may tie with a row on the page before, so only its rank needs
-    counting."""
-    ranks = [1 if offset == 0 else rank_of(game, rows[0][3])]
+    row above it. Only the first row may tie with rows on the pages before: ``tied_before`` of
+    them, which share its rank."""
+    ranks = [offset + 1 - tied_before] if rows else []
     for i in range(1, len(rows)):
         tied = rows[i][3] == rows[i - 1][3]
         ranks.append(ranks[-1] if tied else offset + i + 1)
     return ranks
 
 
-def _ladder_ranks(game: str, rows: list[tuple]) -> list[int]:
-    """Whole-ladder ranks of scattered rows (a search, friends) in one query. Between each two
-    consecutive ratings of the page, one count on the ladder index: together they read
-    the index once down to the page's lowest rating, where RANK() over that part of the ladder
-    would also sort it, or a count per row would read its top again and again. Written as SQL
-    because fifty ORM subqueries take longer to build and compile than to run."""
-    values = sorted({row[3] for row in rows}, reverse=True)
-    table = connection.ops.quote_name(Rating._meta.db_table)
-    counts, params = [], []
-    for i, value in enumerate(values):
-        between = f"(SELECT COUNT(*) FROM {table} WHERE game = %s AND value > %s"
-        params += [game, value]
-        if i:
-            between += " AND value <= %s"
-            params.append(values[i - 1])
-        counts.append(between + ")")
+def _ranks_of(game: str, values: list[float]) -> list[int]:
+    """The whole-ladder ranks of ratings of these values, in one query: for each, the players of
+    the buckets above its own (running sums of the bucket counts, computed once), plus those
+    above it in its own bucket (a few, counted on the index)."""
+    distinct = sorted(set(values), reverse=True)
+    if not distinct:
+        return []
+    # Typed, so that PostgreSQL compares doubles with doubles and can use the ladder's index.
+    pairs = ", ".join(["(CAST(%s AS DOUBLE PRECISION), CAST(%s AS INTEGER))"] * len(distinct))
+    sql = f"""
+        WITH asked(value, bucket) AS (VALUES {pairs}),
+        counts AS (
+            SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
+        ), running AS (
+            SELECT bucket, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
+        )
+        SELECT asked.value, running.above, (
+            SELECT COUNT(*) FROM {_ratings()} r
+            WHERE r.game = %s AND r.value > asked.value AND r.value < asked.bucket + 1
+        )
+        FROM asked LEFT JOIN running ON running.bucket = asked.bucket
+    """
+    params: list[Any] = [p for value in distinct for p in (value, math.floor(value))]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(counts)}", params)
-        found = cursor.fetchone()
-    # Everyone above a rating is everyone above the previous one plus those in between.
-    rank_by_value = {
-        value: above + 1 for value, above in zip(values, accumulate(found), strict=True)
-    }
-    return [rank_by_value[row[3]] for row in rows]
+        cursor.execute(sql, [*params, game, game])
+        found = cursor.fetchall()
+    rank_by_value = {}
+    for value, above, in_bucket in found:
+        if above is None:
+            # The rating left its bucket since it was read, and the bucket is empty now.
+            above = _in_buckets_above(game, math.floor(value))
+        rank_by_value[value] = int(above) + int(in_bucket) + 1
+    return [rank_by_value[value] for value in values]
+
+
+def _in_buckets_above(game: str, bucket: int) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COALESCE(SUM(players), 0) FROM {_buckets()} WHERE game = %s AND bucket > %s",
+            [game, bucket],
+        )
+        return int(cursor.fetchone()[0])
 
 
 def page_of(rank: int) -> int:
@@ -205,7 +398,7 @@ def page_of(rank: int) -> int:
 
 def rank_of(game: str, value: float) -> int:
     """The ladder rank a rating of ``value`` has in ``game`` (ties share the best rank)."""
-    return Rating.objects.filter(game=game, value__gt=value).count() + 1
+    return _ranks_of(game, [value])[0]
 
 
 @dataclass(frozen=True)
@@ -221,23 +414,24 @@ class Standing(ShownRating):
 
 def standings(user: Any) -> dict[str, Standing]:
     """The player's rating in every game they are rated in, with ladder ranks, in one query (each
-    rank is a count on the ladder index)."""
-    above = (
-        Rating.objects.filter(game=OuterRef("game"), value__gt=OuterRef("value"))
-        .order_by()
-        .values("game")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
-    rows = (
-        Rating.objects.filter(user=user)
-        .annotate(above=Subquery(above))
-        .order_by("game")
-        .values_list("game", "value", "matches", "wins", "above")
-    )
+    rank adds up the buckets above the rating's own, then counts its bucket's few players above
+    it). Written as SQL: building the ORM's two correlated subqueries took longer than running
+    them."""
+    floor = _floor_sql("r.value")
+    sql = f"""
+        SELECT r.game, r.value, r.matches, r.wins,
+            (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
+             WHERE b.game = r.game AND b.bucket > {floor}),
+            (SELECT COUNT(*) FROM {_ratings()} o
+             WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1)
+        FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user.pk])
+        rows = cursor.fetchall()
     return {
-        game: Standing(game, value, matches, wins, (above or 0) + 1)
-        for game, value, matches, wins, above in rows
+        game: Standing(game, value, matches, wins, int(buckets) + int(bucket) + 1)
+        for game, value, matches, wins, buckets, bucket in rows
     }
 
 
@@ -267,12 +461,17 @@ def rating_history(
 
 def recent_matches(user: Any, limit: int = RECENT_MATCHES) -> list[Match]:
     """The player's last finished public matches, newest first, with their seats and players
-    (three queries). Each match carries ``rating_delta``: the player's rating change in it, or
+    (two queries). Each match carries ``rating_delta``: the player's rating change in it, or
     None for a friendly match."""
     delta = RatingChange.objects.filter(match=OuterRef("pk"), user=user).values("delta")[:1]
+    # Not the game states: a long match's state with its whole log is the bulk of its row.
+    seats = Seat.objects.select_related("user").only(
+        "match_id", "index", "user__username", "bot_level", "score", "rank"
+    )
     return list(
         Match.objects.filter(seats__user=user, status=Match.Status.FINISHED, private=False)
+        .only("id", "game", "mode", "finished_at")
         .annotate(rating_delta=Subquery(delta))
-        .prefetch_related("seats__user")
+        .prefetch_related(Prefetch("seats", queryset=seats.order_by("index")))
         .order_by("-finished_at", "-pk")[:limit]
     )

@@ -20,14 +20,20 @@ class Rating(models.Model):
     matches = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(default=timezone.now)
+    #: The player's username, copied by database triggers (migration 0003) whenever a rating is
+    #: written or a player renamed, so that a search walks the ladder's index alone.
+    name = models.CharField(max_length=150, default="", editable=False)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["user", "game"], name="one_rating_per_game"),
         ]
         indexes = [
-            # Ladder pages read ids straight from the index (the id breaks ties in a fixed order).
-            models.Index(fields=["game", "-value", "id"], name="rating_ladder_idx"),
+            # Ladder pages read ids straight from the index (the id breaks ties in a fixed order);
+            # a search for a common name walks it, testing names without reading the rows.
+            models.Index(
+                fields=["game", "-value", "id"], include=["user", "name"], name="rating_ladder_idx"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -40,6 +46,28 @@ class Rating(models.Model):
     @property
     def provisional(self) -> bool:
         return self.matches < 10
+
+
+class LadderBucket(models.Model):
+    """How many ratings of a game lie between two whole Elo points, so that a rank or a deep page
+    of the ladder is found by adding up a few thousand counts instead of counting up to a hundred
+    thousand ratings. Database triggers (migration 0003) add a row of +1 or -1 on every insert,
+    delete or move of a rating, so no writer can forget; rows are only ever added, never updated,
+    so that matches finishing at once never wait for each other on a shared counter. Read sums
+    them per bucket; the worker folds them together now and then (``buckets.fold``)."""
+
+    game = models.CharField(max_length=40)
+    #: ``floor(value)``: the bucket holds ratings with bucket <= value < bucket + 1.
+    bucket = models.IntegerField()
+    players = models.IntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["game", "bucket"], include=["players"], name="ladder_bucket_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} {self.bucket}: {self.players:+d}"
 
 
 class RatingChange(models.Model):

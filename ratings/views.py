@@ -55,10 +55,13 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
         "game": {"slug": engine.slug, "name": engine.name},
         "games": [{"slug": e.slug, "name": e.name} for e in all_engines()],
         "page": page,
+        "rows": ladder.display_rows(page.rows),
         "search": search,
         "friends_only": friends_only,
         "online": presence.online_ids(row.user_id for row in page.rows),
         "mine": mine,
+        # The viewer's id, looked up once rather than through the lazy user on every row.
+        "me": user.pk,
         "my_page": ladder.page_of(mine.rank) if mine else None,
     }
     # A search typed with htmx swaps only the results; the page itself works without it.

@@ -114,3 +114,30 @@ def test_the_title_is_escaped():
     assert "<b" not in svg
     assert parse(svg).find(f"{SVG}title").text == '<b onclick="x()">&</b>'
     assert "One rated match" in parse(svg).find(f"{SVG}desc").text
+
+
+def test_a_chart_is_drawn_once_until_what_it_shows_its_title_or_language_change(monkeypatch):
+    from ratings import charts
+
+    drawn, loads = [], []
+    draw = charts.render_chart
+
+    def counted(points, *, chart_id, title):
+        drawn.append(chart_id)
+        return draw(points, chart_id=chart_id, title=title)
+
+    monkeypatch.setattr(charts, "render_chart", counted)
+    points = {"a": history([1500.0, 1520.0]), "b": history([1500.0])}
+
+    def load():
+        loads.append(1)
+        return points
+
+    first = charts.render_charts({"a": ((1, 2), "History"), "b": ((1, 1), "History")}, load)
+    again = charts.render_charts({"a": ((1, 2), "History"), "b": ((1, 1), "History")}, load)
+    assert again == first and drawn == ["a", "b"] and len(loads) == 1
+    assert first["a"] == draw(points["a"], chart_id="a", title="History")
+    charts.render_charts({"a": ((1, 3), "History")}, load)  # one more rated match
+    with translation.override("fr"):
+        charts.render_charts({"a": ((1, 2), "History")}, load)
+    assert drawn == ["a", "b", "a", "a"] and len(loads) == 3

@@ -216,3 +216,38 @@ def test_recent_matches_are_finished_public_ones_newest_first_with_the_rating_ch
     assert recent[0].rating_delta is None
     assert ladder.recent_matches(others[0]) == []
     assert ladder.recent_matches(make_user()) == []
+
+
+@pytest.mark.parametrize("name", ["ann", "a.b+c-d_e@f", "émile"])
+def test_a_ladder_row_links_to_the_profile_as_the_url_tag_would(name):
+    from django.urls import reverse
+
+    rate(name, 1500.0)
+    (row,) = ladder_page(GAME).rows
+    assert row.profile_url == reverse("profile", args=[name])
+
+
+def test_the_rows_the_page_prints_say_what_the_ladder_rows_say():
+    from django.utils import translation
+
+    for i, value in enumerate([1299.6, 1499.4, 1950.0]):
+        rate(f"cook{i}", value, matches=8 + i)
+    page = ladder_page(GAME)
+    with translation.override("fr"):
+        shown = ladder.display_rows(page.rows)
+        expected = [
+            (row.rank, row.username, row.profile_url, row.elo, row.provisional, row.level)
+            for row in page.rows
+        ]
+    assert [
+        (
+            row["rank"],
+            row["username"],
+            row["profile_url"],
+            row["elo"],
+            row["provisional"],
+            row["level"],
+        )
+        for row in shown
+    ] == expected
+    assert shown[0]["level"] == "Grand chef" and not shown[0]["provisional"]

@@ -390,3 +390,39 @@ def test_ratings_and_recent_json_for_the_players_endpoint():
     )
     assert recent[0]["replay"] == f"/tables/{match.pk}/replay/"
     assert ratings_json(make_user()) == {}
+
+
+def test_a_search_matching_too_many_players_says_only_the_best_are_shown(monkeypatch):
+    from ratings import ladder as ladder_module
+
+    monkeypatch.setattr(ladder_module, "SEARCH_LIMIT", 2)
+    for i in range(3):
+        rate(f"pal{i}", 1500.0 + i)
+    html = Client().get(f"/rankings/{GAME}/?q=pal").content.decode()
+    assert "More than 2 players match: the best 2 are shown." in html
+    assert html.count('data-testid="rank"') == 2
+
+
+def test_a_profile_draws_its_recent_matches_once_until_the_player_finishes_another(monkeypatch):
+    from players import profile as profile_module
+
+    ann, bob = make_user("ann"), make_user("bob")
+    first = ranked_match([ann, bob], seed=5)
+    drawn = []
+    rows = profile_module.recent_rows
+
+    def counted(target):
+        drawn.append(target.username)
+        return rows(target)
+
+    monkeypatch.setattr(profile_module, "recent_rows", counted)
+    pages = [Client().get("/players/ann/").content.decode() for _ in range(2)]
+    recent = [
+        re.search(r'<section aria-labelledby="recent-title">.*?</section>', p, re.S) for p in pages
+    ]
+    assert recent[0] and recent[0][0] == recent[1][0] and drawn == ["ann"]
+    assert f'data-match="{first.pk}"' in pages[0]
+    second = ranked_match([ann, bob], seed=6)
+    again = Client().get("/players/ann/").content.decode()
+    assert drawn == ["ann", "ann"]
+    assert f'data-match="{second.pk}"' in again and f'data-match="{first.pk}"' in again

@@ -200,3 +200,46 @@ def test_a_table_that_recovers_starts_counting_its_failures_again(monkeypatch):
     expire(match)
     assert worker.play_expired_turns() == 1
     assert Match.objects.get(pk=match.pk).job_failures == 0
+
+
+# --- many tables due at once ---------------------------------------------------------------------
+def test_every_due_table_is_played_in_one_round_batch_after_batch():
+    matches = []
+    for seed in range(3):
+        match, users = started_table(players=3, mode="ranked")
+        matches.append(play_one_move(match, users, random.Random(seed)))
+    for match in matches:
+        expire(match)
+    # Batches of one: the round goes on to the next batch rather than waiting for the next tick.
+    assert worker.play_expired_turns(limit=1) == 3
+    for match in matches:
+        assert Match.objects.get(pk=match.pk).version == match.version + 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_tables_played_at_once_each_keep_their_own_transaction(monkeypatch):
+    require_postgres()
+    poisoned = poisoned_pizza_party(monkeypatch)
+    healthy = []
+    for seed in range(7):
+        match, users = started_table(players=3, mode="ranked")
+        healthy.append(play_one_move(match, users, random.Random(seed)))
+    for match in [poisoned, *healthy]:
+        expire(match)
+    threads = set()
+    play = worker.play_expired_turn
+
+    def play_and_note_the_thread(match_id: int) -> int:
+        threads.add(threading.get_ident())
+        return play(match_id)
+
+    monkeypatch.setattr(worker, "play_expired_turn", play_and_note_the_thread)
+    assert worker.play_expired_turns() == len(healthy)
+    assert len(threads) > 1
+    for match in healthy:
+        assert Move.objects.filter(match=match, by_bot=True).count() == 1
+        assert Match.objects.get(pk=match.pk).version == match.version + 1
+    # The failing table rolled back its own job only, and counted the failure.
+    assert not Move.objects.filter(match=poisoned, by_bot=True).exists()
+    assert Match.objects.get(pk=poisoned.pk).job_failures == 1

@@ -1,0 +1,61 @@
+"""The ladder's buckets (``LadderBucket``): triggers add a +1 or -1 row per change of a rating;
+``fold`` adds each game's rows up into one row per bucket, so that reading them stays cheap.
+Folding changes no sum, so it may run at any time, beside any writer."""
+
+from __future__ import annotations
+
+from django.db import connection, transaction
+
+from games.worker import job
+
+from .models import LadderBucket
+
+#: Fewer loose rows than this in a game and folding is not worth its write.
+FOLD_AFTER = 200
+
+
+def table() -> str:
+    return connection.ops.quote_name(LadderBucket._meta.db_table)
+
+
+def fold(game: str) -> None:
+    """One row per non-empty bucket of ``game``, with the same sums as before."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # One statement deletes exactly the rows it adds up: a row written meanwhile by
+            # another transaction is neither deleted nor counted, and stays for the next fold.
+            cursor.execute(
+                f"WITH gone AS (DELETE FROM {table()} WHERE game = %s"
+                " RETURNING bucket, players)"
+                f" INSERT INTO {table()} (game, bucket, players)"
+                " SELECT %s, bucket, SUM(players) FROM gone GROUP BY bucket"
+                " HAVING SUM(players) <> 0",
+                [game, game],
+            )
+            return
+        # SQLite has one writer at a time: nothing is written between these statements.
+        cursor.execute(
+            f"SELECT bucket, SUM(players) FROM {table()} WHERE game = %s GROUP BY bucket"
+            " HAVING SUM(players) <> 0",
+            [game],
+        )
+        sums = cursor.fetchall()
+        cursor.execute(f"DELETE FROM {table()} WHERE game = %s", [game])
+        LadderBucket.objects.bulk_create(
+            LadderBucket(game=game, bucket=bucket, players=players) for bucket, players in sums
+        )
+
+
+@job
+def fold_ladder_buckets() -> int:
+    """The worker folds the buckets of every game that gathered many loose rows."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT game FROM {table()} GROUP BY game"
+            " HAVING COUNT(*) > COUNT(DISTINCT bucket) + %s",
+            [FOLD_AFTER],
+        )
+        games = [game for (game,) in cursor.fetchall()]
+    for game in games:
+        fold(game)
+    return len(games)
