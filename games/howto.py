@@ -101,8 +101,13 @@ def pizza_diagram(
     for start in cut:
         x, y = at(start * step, radius + 4)
         cuts.append({"x1": num(centre), "y1": num(centre), "x2": num(x), "y2": num(y)})
-    return {"size": num(2 * centre), "centre": num(centre), "radius": num(radius),
-            "wedges": wedges, "cuts": cuts}
+    return {
+        "size": num(2 * centre),
+        "centre": num(centre),
+        "radius": num(radius),
+        "wedges": wedges,
+        "cuts": cuts,
+    }
 
 
 # --- Pizza Party: the hexagonal board and three cut lines -----------------------------------------
@@ -164,11 +169,22 @@ def hex_diagram(picks: tuple[tuple[str, int], ...] = EXAMPLE_PICKS) -> dict:
     for seat, (axis, n) in enumerate(picks):
         (x1, y1), (x2, y2) = cut_line_ends(axis, n)
         lines.append(
-            {"x1": num(x1), "y1": num(y1), "x2": num(x2), "y2": num(y2),
-             "colour": SEAT_COLOURS[seat], "axis": axis, "n": n}
+            {
+                "x1": num(x1),
+                "y1": num(y1),
+                "x2": num(x2),
+                "y2": num(y2),
+                "colour": SEAT_COLOURS[seat],
+                "axis": axis,
+                "n": n,
+            }
         )
-    return {"size": num(16 * HEX_SIZE), "cells": cells, "lines": lines,
-            "topping_r": num(HEX_SIZE * 0.5)}
+    return {
+        "size": num(16 * HEX_SIZE),
+        "cells": cells,
+        "lines": lines,
+        "topping_r": num(HEX_SIZE * 0.5),
+    }
 
 
 # --- Café Fatal: the 3 × 3 tables with food and dice ---------------------------------------------
@@ -230,8 +246,10 @@ DIAGRAMS = {
 
 
 def _games() -> list[dict]:
-    return [{"slug": e.slug, "name": e.name, "min": e.min_players, "max": e.max_players}
-            for e in all_engines()]
+    return [
+        {"slug": e.slug, "name": e.name, "min": e.min_players, "max": e.max_players}
+        for e in all_engines()
+    ]
 
 
 def howto_index(request: HttpRequest) -> HttpResponse:
