@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.models import Match
 from games.rendering import duration_label, game_name
@@ -28,6 +29,22 @@ from . import services
 from .models import ArenaMatch, Entry, Tournament, Trophy
 
 User = AbstractBaseUser | AnonymousUser | None
+
+#: The names of the schedule's arenas, in the viewer's language (the database keeps the English
+#: name, which the API answers).
+SCHEDULED_NAMES = {
+    "hourly": gettext_lazy("Hourly %(game)s arena"),
+    "daily": gettext_lazy("Daily %(game)s arena"),
+}
+
+
+def arena_name(tournament: Tournament) -> str:
+    """The arena's name as the viewer reads it: a scheduled arena's in their language."""
+    kind = (tournament.schedule_key or "").split(":", 1)[0]
+    if kind in SCHEDULED_NAMES:
+        return SCHEDULED_NAMES[kind] % {"game": game_name(tournament.game)}
+    return tournament.name
+
 
 #: Tables listed on an arena page (newest first); older ones are still reachable by their link.
 TABLES_SHOWN = 50
@@ -70,7 +87,7 @@ def arena_info(tournament: Tournament, user: User, invite_code: str | None = Non
     )
     return {
         "id": pk,
-        "name": tournament.name,
+        "name": arena_name(tournament),
         "game": tournament.game,
         "game_name": game_name(tournament.game),
         "status": tournament.status,
@@ -375,7 +392,7 @@ def listing_context(user: User) -> dict[str, Any]:
         invite = tournament.invite_code if tournament.private else None
         return {
             "id": pk,
-            "name": tournament.name,
+            "name": arena_name(tournament),
             "game_name": game_name(tournament.game),
             "status": tournament.status,
             "starts_at": tournament.starts_at,
@@ -408,5 +425,5 @@ def link_back_to_arena(match: Match) -> list[dict[str, str]]:
     table = ArenaMatch.objects.filter(match=match).select_related("tournament").first()
     if table is None:
         return []
-    label = _("Back to the arena “%(name)s”") % {"name": table.tournament.name}
+    label = _("Back to the arena “%(name)s”") % {"name": arena_name(table.tournament)}
     return [{"label": label, "url": reverse("arena:detail", args=[table.tournament_id])}]
