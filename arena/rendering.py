@@ -75,6 +75,18 @@ def valid_invite(tournament: Tournament, invite_code: str | None) -> str | None:
 
 
 # --- an arena ----------------------------------------------------------------------------------
+def _is_starting(tournament: Tournament, now: datetime) -> bool:
+    """Its start has come and the worker is about to start it (at its next pass)."""
+    return tournament.status == Tournament.Status.SCHEDULED and tournament.starts_at <= now
+
+
+def _status_label(tournament: Tournament, now: datetime) -> str:
+    # Not "Scheduled · Starts in 0:00": an arena created to start now is starting.
+    if _is_starting(tournament, now):
+        return _("Starting")
+    return tournament.get_status_display()
+
+
 def arena_info(tournament: Tournament, user: User, invite_code: str | None = None) -> dict:
     """The arena's facts, times, links and form addresses, as ``user`` may see them."""
     pk = tournament.pk
@@ -91,8 +103,9 @@ def arena_info(tournament: Tournament, user: User, invite_code: str | None = Non
         "game": tournament.game,
         "game_name": game_name(tournament.game),
         "status": tournament.status,
-        "status_label": tournament.get_status_display(),
+        "status_label": _status_label(tournament, now),
         "is_scheduled": tournament.status == Tournament.Status.SCHEDULED,
+        "is_starting": _is_starting(tournament, now),
         "is_running": tournament.is_running,
         "is_finished": tournament.is_finished,
         "starts_at": tournament.starts_at,
@@ -402,6 +415,7 @@ def listing_context(user: User) -> dict[str, Any]:
             "private": tournament.private,
             "players": counts.get(pk, 0),
             "seconds_to_start": _seconds_until(tournament.starts_at, now),
+            "starting": _is_starting(tournament, now),
             "seconds_left": _seconds_until(tournament.ends_at, now),
             # Only creators and entrants see a private arena here: its link may carry the code.
             "url": _with_query(url, invite=invite),

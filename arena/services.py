@@ -108,10 +108,6 @@ def create_tournament(
         private=private,
         created_by=user if user is not None and user.is_authenticated else None,
     )
-    if tournament.starts_at <= now:
-        # An arena that starts now is running from the first page that shows it, rather than
-        # "Scheduled · Starts in 0:00" until the worker's next pass.
-        tournament.status = Tournament.Status.RUNNING
     with transaction.atomic():
         _check_own_arenas(user)
         tournament.save()
