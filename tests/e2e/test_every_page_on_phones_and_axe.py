@@ -216,3 +216,99 @@ def test_a_move_at_a_table_logs_no_error_in_the_console(live_site, browser):
         for context in contexts:
             context.close()
     assert not errors, errors
+
+
+def test_the_header_folds_into_a_menu_on_a_phone_and_keeps_the_player_on_screen(live_site, browser):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = sign_up(context, live_site, f"menu-{uuid.uuid4().hex[:6]}")
+        nav = page.locator("#site-nav")
+        toggle = page.get_by_test_id("nav-toggle")
+        expect(nav).to_be_hidden()
+        expect(toggle).to_have_attribute("aria-expanded", "false")
+        toggle.click()
+        expect(toggle).to_have_attribute("aria-expanded", "true")
+        for item in (
+            page.get_by_test_id("account-link"),
+            page.get_by_role("button", name="Log out"),
+        ):
+            expect(item).to_be_visible()
+            box = item.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        toggle.click()
+        expect(nav).to_be_hidden()
+    finally:
+        context.close()
+
+
+def test_choosing_ranked_picks_a_turn_timer_so_the_table_opens(live_site, browser):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = sign_up(context, live_site, f"rank-{uuid.uuid4().hex[:6]}")
+        form = page.get_by_test_id("create-form")
+        timer = form.get_by_label("Turn timer")
+        expect(timer).to_have_value("")
+        form.get_by_label("Mode").select_option("ranked")
+        expect(timer).not_to_have_value("")
+        form.get_by_role("button", name="Open the table").click()
+        expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
+        expect(page.locator(".table-facts")).to_contain_text("Ranked")
+        # Back to friendly: "No timer" may be chosen again.
+        page.goto(f"{live_site}/play/")
+        form = page.get_by_test_id("create-form")
+        form.get_by_label("Mode").select_option("ranked")
+        form.get_by_label("Mode").select_option("friendly")
+        form.get_by_label("Turn timer").select_option("")
+        expect(form.get_by_label("Turn timer")).to_have_value("")
+    finally:
+        context.close()
+
+
+def test_an_invitation_toast_closes_and_stays_closed(live_site, browser):
+    from playwright.sync_api import expect
+
+    suffix = uuid.uuid4().hex[:6]
+    ann_name, bob_name = f"tana-{suffix}", f"tbob-{suffix}"
+    contexts = [browser.new_context(viewport=size) for size in (DESKTOP, PHONE)]
+    try:
+        ann = sign_up(contexts[0], live_site, ann_name)
+        bob = sign_up(contexts[1], live_site, bob_name)
+        ann.goto(f"{live_site}/players/{bob_name}/")
+        ann.get_by_test_id("friend-button").click()
+        bob.goto(f"{live_site}/accounts/friends/")
+        bob.get_by_role("button", name="Accept").click()
+
+        def invite() -> str:
+            ann.goto(f"{live_site}/play/")
+            url = open_table(ann, "cafe-fatal", 3)
+            ann.select_option("#invite-friend", bob_name)
+            ann.get_by_test_id("invite-friend").click()
+            return re.search(r"/tables/(\d+)/", url).group(1)
+
+        bob.goto(f"{live_site}/rankings/")
+        invite()
+        toast = bob.get_by_test_id("invitation")
+        expect(toast).to_have_count(1, timeout=WAIT)
+        toast.get_by_test_id("dismiss-invitation").click()
+        expect(toast).to_have_count(0, timeout=WAIT)
+
+        # A second invitation shows alone: the first stays closed, on every page.
+        bob.goto(f"{live_site}/play/")
+        second = invite()
+        expect(toast).to_have_count(1, timeout=WAIT)
+        expect(toast).to_contain_text(ann_name)
+        assert bob.locator("#toasts a[href*='/invitations/']").count() == 1
+        # Followed, it is used up: the table opens, and the next invitation shows alone.
+        toast.get_by_role("link").click()
+        expect(bob).to_have_url(f"{live_site}/tables/{second}/")
+        bob.goto(f"{live_site}/arenas/")
+        ann.goto(f"{live_site}/play/")
+        invite()
+        expect(toast).to_have_count(1, timeout=WAIT)
+    finally:
+        for context in contexts:
+            context.close()
