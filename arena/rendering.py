@@ -204,6 +204,8 @@ def you_context(tournament: Tournament, user: User, standings: list[dict]) -> di
         "anonymous": False,
         "joined": True,
         "paused": entry.paused and not entry.withdrawn,
+        "paused_away": entry.paused and entry.paused_reason == Entry.PauseReason.AWAY,
+        "paused_abandoned": entry.paused and entry.paused_reason == Entry.PauseReason.ABANDONED,
         "withdrawn": entry.withdrawn,
         "active": entry.active,
         "can_join": open_ and entry.withdrawn,
