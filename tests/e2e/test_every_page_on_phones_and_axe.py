@@ -101,6 +101,11 @@ def site(live_site, browser):
         page.get_by_role("button", name="Create the arena").click()
         page.wait_for_url(re.compile(r"/arenas/\d+/$"))
         arena = page.url.removeprefix(live_site)
+        # A token, so the account page shows its table of tokens.
+        page.goto(f"{live_site}/accounts/")
+        page.get_by_label("Token name").fill("my bot")
+        page.get_by_role("button", name="Create a token").click()
+        page.get_by_test_id("new-token").wait_for()
         state = context.storage_state()
     finally:
         context.close()
