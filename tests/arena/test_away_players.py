@@ -24,13 +24,17 @@ from .builders import finish_with_ranks, open_table, players_of, running_arena
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def nobody_online():
-    presence.cache.clear()
+def forget_presence(users) -> None:
+    """No page of these players is open (user ids repeat across test runs that share a Redis:
+    their keys alone are cleared, never the whole cache other tests use)."""
+    presence.cache.delete_many(
+        [key for u in users for key in (presence._key(u.pk), presence._at_play_key(u.pk))]
+    )
 
 
 def arena_table():
     tournament, users = running_arena(players=3, seats=3)
+    forget_presence(users)
     table = open_table(tournament, users)
     return tournament, table, players_of(table)
 
@@ -136,8 +140,8 @@ def test_an_abandoner_is_told_they_abandoned():
 async def test_arena_pages_and_tables_say_the_player_is_there_to_play_other_pages_do_not():
     from tests.site.factories import make_user
 
-    await sync_to_async(presence.cache.clear)()
     ann = await sync_to_async(make_user)()
+    await sync_to_async(forget_presence)([ann])
     socket, _ = await connected("/ws/me/", ann)
     assert await sync_to_async(presence.is_online)(ann.pk)
     assert not await sync_to_async(presence.is_at_play)(ann.pk)
