@@ -122,11 +122,13 @@ def site(live_site, browser):
     return {"state": state, "in": logged_in, "out": logged_out, "tables": tables}
 
 
-def visit(browser, live_site: str, site: dict, who: str, size: dict):
-    """Each page of ``who`` ("in" or "out") at ``size``: yields (path, page) once it is loaded."""
+def visit(browser, live_site: str, site: dict, who: str, size: dict, language: str = "en"):
+    """Each page of ``who`` ("in" or "out") at ``size`` in ``language``: yields (path, page)
+    once it is loaded."""
     context = browser.new_context(
         viewport=size, storage_state=site["state"] if who == "in" else None
     )
+    context.add_cookies([{"name": "django_language", "value": language, "url": live_site}])
     page = context.new_page()
     try:
         for path in site[who]:
@@ -137,10 +139,11 @@ def visit(browser, live_site: str, site: dict, who: str, size: dict):
         context.close()
 
 
-@pytest.mark.parametrize("who", ["out", "in"])
-def test_no_page_scrolls_sideways_on_a_phone(live_site, browser, site, who):
+@pytest.mark.parametrize(("who", "language"), [("out", "en"), ("in", "en"), ("in", "de")])
+def test_no_page_scrolls_sideways_on_a_phone(live_site, browser, site, who, language):
+    """German too: its long words are the first to push a page wider than the phone."""
     wide = {}
-    for path, page in visit(browser, live_site, site, who, PHONE):
+    for path, page in visit(browser, live_site, site, who, PHONE, language):
         width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         if width > inner:
             wide[path] = width
