@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.live_server import LiveSite
+
 from .ui import WAIT, add_bots, open_table, sign_up, status_of
 
 pytestmark = pytest.mark.e2e
@@ -78,6 +80,29 @@ def axe_source() -> str:
 
 
 @pytest.fixture(scope="module")
+def live_site(tmp_path_factory):
+    """A site of this module's own, with a demo database (rated players, finished matches), so
+    that profiles, ladders, finished tables and replays show their full tables."""
+    site = LiveSite(tmp_path_factory.mktemp("demo-site"))
+    try:
+        site.manage("seed_demo", "--players", "40", "--matches", "60", "--seed", "12")
+        url = site.start_web()
+        site.start_worker()
+        yield url
+    finally:
+        site.close()
+
+
+def rated_player_and_finished_table(page, live_site: str) -> tuple[str, str]:
+    """The demo player with the most rated matches, and a finished table from their profile."""
+    players = page.request.get(f"{live_site}/api/rankings/part-du-chef").json()["players"]
+    name = max(players, key=lambda p: p["games"])["player"]
+    profile = page.request.get(f"{live_site}/players/{name}/").text()
+    table = re.search(r'href="(/tables/\d+/)replay/"', profile).group(1)
+    return name, table
+
+
+@pytest.fixture(scope="module")
 def site(live_site, browser):
     """A player with a table of each game in play against bots, an arena, and the pages to
     visit, logged out and in. The player's session is kept for the logged-in visits."""
@@ -106,9 +131,17 @@ def site(live_site, browser):
         page.get_by_label("Token name").fill("my bot")
         page.get_by_role("button", name="Create a token").click()
         page.get_by_test_id("new-token").wait_for()
+        rated, finished = rated_player_and_finished_table(page, live_site)
         state = context.storage_state()
     finally:
         context.close()
+    seeded = [
+        f"/players/{rated}/",
+        finished,
+        f"{finished}replay/",
+        "/rankings/pizza-party/",
+        "/rankings/cafe-fatal/",
+    ]
     logged_in = [
         *PUBLIC_PAGES[:-2],
         *tables.values(),
@@ -117,8 +150,9 @@ def site(live_site, browser):
         "/accounts/",
         "/accounts/friends/",
         "/accounts/password/",
+        *seeded,
     ]
-    logged_out = [*PUBLIC_PAGES, *tables.values(), arena, f"/players/{name}/"]
+    logged_out = [*PUBLIC_PAGES, *tables.values(), arena, f"/players/{name}/", *seeded]
     return {"state": state, "in": logged_in, "out": logged_out, "tables": tables}
 
 
