@@ -13,6 +13,11 @@ Choices where the spec is silent:
   that just played together is held back while nobody in it has waited ``max_wait`` (20 s).
 - Pause, resume: ``…/pause`` and ``…/resume``; joining again also resumes (and undoes a
   withdrawal). Join, pause and resume are idempotent.
+- Players who are not there: a player who did not play an arena table (the timer's bot moved for
+  them and they never did, or the table was called off while they were to move) and has no arena
+  page or table open (``players.presence.is_at_play``) is paused when the table ends, with the
+  reason (``Entry.paused_reason``), which their arena page shows; resuming clears it. Without
+  this the arena seats a player who closed their browser again and again, at tables called off.
 - Withdraw: before the start the entry is deleted; once running, the player keeps their points
   and place in the standings (shown as paused) and is never seated again unless they rejoin.
 - Trophies: the first three of the standings among players with at least one match.

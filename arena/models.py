@@ -96,8 +96,18 @@ class Entry(models.Model):
     matches = models.PositiveIntegerField(default=0)
     #: Outright wins in a row; two or more: on fire.
     fire_streak = models.PositiveSmallIntegerField(default=0)
+
+    class PauseReason(models.TextChoices):
+        CHOSEN = "", _("paused by the player")
+        ABANDONED = "abandoned", _("abandoned a match")
+        AWAY = "away", _("did not play a table, with no arena page or table open")
+
     #: Not seated again until resumed (the player paused, or abandoned a match).
     paused = models.BooleanField(default=False)
+    #: Why the player is paused, so that they are told when they come back.
+    paused_reason = models.CharField(
+        max_length=10, blank=True, default="", choices=PauseReason.choices
+    )
     #: Left the arena (it had started: the points earned stay in the standings).
     withdrawn = models.BooleanField(default=False)
     #: When the player last became free to be seated; None while seated or paused.

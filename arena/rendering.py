@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.models import Match
 from games.rendering import duration_label, game_name
@@ -28,6 +29,22 @@ from . import services
 from .models import ArenaMatch, Entry, Tournament, Trophy
 
 User = AbstractBaseUser | AnonymousUser | None
+
+#: The names of the schedule's arenas, in the viewer's language (the database keeps the English
+#: name, which the API answers).
+SCHEDULED_NAMES = {
+    "hourly": gettext_lazy("Hourly %(game)s arena"),
+    "daily": gettext_lazy("Daily %(game)s arena"),
+}
+
+
+def arena_name(tournament: Tournament) -> str:
+    """The arena's name as the viewer reads it: a scheduled arena's in their language."""
+    kind = (tournament.schedule_key or "").split(":", 1)[0]
+    if kind in SCHEDULED_NAMES:
+        return SCHEDULED_NAMES[kind] % {"game": game_name(tournament.game)}
+    return tournament.name
+
 
 #: Tables listed on an arena page (newest first); older ones are still reachable by their link.
 TABLES_SHOWN = 50
@@ -58,6 +75,18 @@ def valid_invite(tournament: Tournament, invite_code: str | None) -> str | None:
 
 
 # --- an arena ----------------------------------------------------------------------------------
+def _is_starting(tournament: Tournament, now: datetime) -> bool:
+    """Its start has come and the worker is about to start it (at its next pass)."""
+    return tournament.status == Tournament.Status.SCHEDULED and tournament.starts_at <= now
+
+
+def _status_label(tournament: Tournament, now: datetime) -> str:
+    # Not "Scheduled · Starts in 0:00": an arena created to start now is starting.
+    if _is_starting(tournament, now):
+        return _("Starting")
+    return tournament.get_status_display()
+
+
 def arena_info(tournament: Tournament, user: User, invite_code: str | None = None) -> dict:
     """The arena's facts, times, links and form addresses, as ``user`` may see them."""
     pk = tournament.pk
@@ -70,12 +99,13 @@ def arena_info(tournament: Tournament, user: User, invite_code: str | None = Non
     )
     return {
         "id": pk,
-        "name": tournament.name,
+        "name": arena_name(tournament),
         "game": tournament.game,
         "game_name": game_name(tournament.game),
         "status": tournament.status,
-        "status_label": tournament.get_status_display(),
+        "status_label": _status_label(tournament, now),
         "is_scheduled": tournament.status == Tournament.Status.SCHEDULED,
+        "is_starting": _is_starting(tournament, now),
         "is_running": tournament.is_running,
         "is_finished": tournament.is_finished,
         "starts_at": tournament.starts_at,
@@ -174,6 +204,8 @@ def you_context(tournament: Tournament, user: User, standings: list[dict]) -> di
         "anonymous": False,
         "joined": True,
         "paused": entry.paused and not entry.withdrawn,
+        "paused_away": entry.paused and entry.paused_reason == Entry.PauseReason.AWAY,
+        "paused_abandoned": entry.paused and entry.paused_reason == Entry.PauseReason.ABANDONED,
         "withdrawn": entry.withdrawn,
         "active": entry.active,
         "can_join": open_ and entry.withdrawn,
@@ -375,7 +407,7 @@ def listing_context(user: User) -> dict[str, Any]:
         invite = tournament.invite_code if tournament.private else None
         return {
             "id": pk,
-            "name": tournament.name,
+            "name": arena_name(tournament),
             "game_name": game_name(tournament.game),
             "status": tournament.status,
             "starts_at": tournament.starts_at,
@@ -385,6 +417,7 @@ def listing_context(user: User) -> dict[str, Any]:
             "private": tournament.private,
             "players": counts.get(pk, 0),
             "seconds_to_start": _seconds_until(tournament.starts_at, now),
+            "starting": _is_starting(tournament, now),
             "seconds_left": _seconds_until(tournament.ends_at, now),
             # Only creators and entrants see a private arena here: its link may carry the code.
             "url": _with_query(url, invite=invite),
@@ -408,5 +441,5 @@ def link_back_to_arena(match: Match) -> list[dict[str, str]]:
     table = ArenaMatch.objects.filter(match=match).select_related("tournament").first()
     if table is None:
         return []
-    label = _("Back to the arena “%(name)s”") % {"name": table.tournament.name}
+    label = _("Back to the arena “%(name)s”") % {"name": arena_name(table.tournament)}
     return [{"label": label, "url": reverse("arena:detail", args=[table.tournament_id])}]

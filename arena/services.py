@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from games import notify
 from games.engines import get_engine
-from games.models import Match, Seat
+from games.models import Match, Move, Seat
 from games.services import BadRequest, Conflict, NotAllowed, NotFound, checked_options
 from ratings.elo import START
 
@@ -344,8 +344,9 @@ def pause(user: AbstractBaseUser, tournament_id: Any) -> Entry:
     tournament, entry = _own_entry(user, tournament_id)
     if not entry.paused:
         entry.paused = True
+        entry.paused_reason = Entry.PauseReason.CHOSEN
         entry.waiting_since = None
-        entry.save(update_fields=["paused", "waiting_since"])
+        entry.save(update_fields=["paused", "paused_reason", "waiting_since"])
         changed(tournament.pk)
     return entry
 
@@ -391,8 +392,9 @@ def _make_active(entry: Entry) -> None:
     if entry.active:
         return
     entry.paused = entry.withdrawn = False
+    entry.paused_reason = Entry.PauseReason.CHOSEN
     entry.waiting_since = timezone.now()
-    entry.save(update_fields=["paused", "withdrawn", "waiting_since"])
+    entry.save(update_fields=["paused", "paused_reason", "withdrawn", "waiting_since"])
 
 
 # --- the end of an arena match ------------------------------------------------------------------
@@ -400,10 +402,48 @@ def arena_match_ended(sender: Any, match: Match, **kwargs: Any) -> None:
     """The ``match_ended`` receiver, inside the transaction that ends the match: a finished arena
     match scores; an aborted one scores nothing and its players wait to be seated again."""
     status = Match.objects.filter(pk=match.pk).values_list("status", flat=True).first()
+    if status in (Match.Status.FINISHED, Match.Status.ABORTED):
+        pause_away_players(match)
     if status == Match.Status.FINISHED:
         record_match_result(match)
     elif status == Match.Status.ABORTED:
         free_players(match)
+
+
+def seats_not_played(match: Match) -> list[Seat]:
+    """The players' seats at ``match`` that never moved although they were asked to: the timer's
+    bot moved for them and they never did, or the match was called off while they were to move."""
+    match = Match.objects.get(pk=match.pk)
+    seats = [s for s in Seat.objects.filter(match_id=match.pk).order_by("index") if s.user_id]
+    moves = set(Move.objects.filter(match_id=match.pk).values_list("seat", "by_bot"))
+    to_move: set[int] = set()
+    if match.status == Match.Status.ABORTED and match.state is not None:
+        to_move = set(get_engine(match.game).to_move(match.state))
+    return [
+        s
+        for s in seats
+        if (s.index, False) not in moves and ((s.index, True) in moves or s.index in to_move)
+    ]
+
+
+def pause_away_players(match: Match) -> None:
+    """Arenas seat only players who are there: a player who did not play this arena table and
+    has no arena page or table open is paused, with the reason, which their arena page tells
+    them when they come back. (Otherwise the arena seats them again and again at tables that are
+    called off, each shown to the others as waiting for them.)"""
+    from players.presence import is_at_play
+
+    table = ArenaMatch.objects.filter(match_id=match.pk).first()
+    if table is None:
+        return
+    away = [s.user_id for s in seats_not_played(match) if not is_at_play(s.user_id)]
+    if not away:
+        return
+    paused = Entry.objects.filter(
+        tournament_id=table.tournament_id, user_id__in=away, paused=False, withdrawn=False
+    ).update(paused=True, paused_reason=Entry.PauseReason.AWAY, waiting_since=None)
+    if paused:
+        changed(table.tournament_id)
 
 
 def free_players(match: Match) -> None:
@@ -456,6 +496,7 @@ def record_match_result(match: Match) -> None:
                 "matches",
                 "fire_streak",
                 "paused",
+                "paused_reason",
                 "waiting_since",
                 "performance_sum",
                 "opponents",
@@ -485,6 +526,7 @@ def _add_result(entry: Entry, result: scoring.Score, abandoned: bool, now: datet
     if abandoned:
         # The spec: an abandoner scores 0 and is paused (they resume by themselves).
         entry.paused = True
+        entry.paused_reason = Entry.PauseReason.ABANDONED
         entry.waiting_since = None
     elif entry.active:
         entry.waiting_since = now

@@ -197,6 +197,8 @@ class Invitation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="table_invitations"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    #: When the friend closed the invitation or followed it: it is no longer shown to them.
+    dismissed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -284,9 +284,13 @@ def invite_friend(user: AbstractBaseUser, match_id: int, friend: AbstractBaseUse
             raise NotAllowed(_("You can only invite your friends."))
         if seat_of(match, friend) is not None:
             raise Conflict(_("%(name)s already has a seat here.") % {"name": friend})
-        invitation, _created = Invitation.objects.get_or_create(
+        invitation, created = Invitation.objects.get_or_create(
             match=match, to_user=friend, defaults={"from_user": user}
         )
+        if not created and invitation.dismissed_at is not None:
+            # Invited again after closing it: show it again.
+            invitation.dismissed_at = None
+            invitation.save(update_fields=["dismissed_at"])
         friend_id, invitation_id = friend.pk, invitation.pk
         transaction.on_commit(
             lambda: notify.send(

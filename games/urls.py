@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import howto, views
 
 app_name = "games"
 
@@ -9,6 +9,8 @@ urlpatterns = [
     path("play/", views.lobby, name="lobby"),
     path("play/new/", views.create_table, name="create"),
     path("play/api/", views.api_help, name="api_help"),
+    path("how-to-play/", howto.howto_index, name="howto_index"),
+    path("how-to-play/<slug:slug>/", howto.howto, name="howto"),
     path("tables/<int:match_id>/", views.table, name="table"),
     path("tables/<int:match_id>/move/", views.move, name="move"),
     path("tables/<int:match_id>/join/", views.join, name="join"),

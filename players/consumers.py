@@ -17,7 +17,9 @@ class PlayerConsumer(RateLimitedConsumer):
         signed_in = self.user is not None and self.user.is_authenticated
         if not await self.admit(notify.user_group(self.user.pk) if signed_in else "", signed_in):
             return
-        await database_sync_to_async(presence.heartbeat)(self.user.pk)
+        # The page says what it is (``?page=play`` on arena pages and tables).
+        self.at_play = b"page=play" in self.scope.get("query_string", b"").split(b"&")
+        await database_sync_to_async(presence.heartbeat)(self.user.pk, self.at_play)
         # Whatever rang while this socket was still connecting: the page may be older than it.
         await self.send_invitations()
         await self.user_changed({})
@@ -28,7 +30,7 @@ class PlayerConsumer(RateLimitedConsumer):
 
     async def handle(self, message: dict) -> None:
         if message.get("type") == "ping":
-            await database_sync_to_async(presence.heartbeat)(self.user.pk)
+            await database_sync_to_async(presence.heartbeat)(self.user.pk, self.at_play)
         else:
             await self.send_error("Unknown message.")
 

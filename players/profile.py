@@ -182,6 +182,8 @@ def trophies_for(user: Any) -> list[dict[str, Any]]:
     if not apps.is_installed("arena"):
         return []
     trophy = apps.get_model("arena", "Trophy")
+    from arena.rendering import arena_name
+
     names = game_names()
     # A private arena's name is for its entrants only, as private tables stay off the profile.
     rows = (
@@ -193,7 +195,7 @@ def trophies_for(user: Any) -> list[dict[str, Any]]:
         {
             "place": row.place,
             "tournament_id": row.tournament_id,
-            "tournament": row.tournament.name,
+            "tournament": arena_name(row.tournament),
             "game": names.get(row.tournament.game, row.tournament.game),
             "game_slug": row.tournament.game,
             "ends_at": row.tournament.ends_at,

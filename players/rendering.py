@@ -24,6 +24,7 @@ def pending_invitations(user: AbstractBaseUser) -> list[Invitation]:
             to_user=user,
             match__status=Match.Status.OPEN,
             created_at__gte=timezone.now() - INVITATION_SHOWN_FOR,
+            dismissed_at__isnull=True,
         )
         .exclude(match__seats__user=user)
         .select_related("from_user", "match")

@@ -28,5 +28,11 @@ urlpatterns = [
     path("friends/<str:username>/accept/", views.friend_accept, name="friend_accept"),
     path("friends/<str:username>/decline/", views.friend_decline, name="friend_decline"),
     path("friends/<str:username>/remove/", views.friend_remove, name="friend_remove"),
+    path("invitations/<int:invitation_id>/", views.invitation_open, name="invitation_open"),
+    path(
+        "invitations/<int:invitation_id>/dismiss/",
+        views.invitation_dismiss,
+        name="invitation_dismiss",
+    ),
     path("tables/<int:match_id>/invite/", views.invite_friend, name="invite_friend"),
 ]

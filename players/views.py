@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from games import services
 from games.rendering import page_error
 
-from . import friends, presence
+from . import friends, invitations, presence
 from .forms import NewTokenForm, SignUpForm, ThrottledAuthenticationForm
 from .models import ApiToken, Friendship
 
@@ -184,3 +184,20 @@ def invite_friend(request: HttpRequest, match_id: int) -> HttpResponse:
         return HttpResponse(status=204)
     messages.success(request, _("%(name)s is invited.") % {"name": friend.username})
     return redirect("games:table", match_id)
+
+
+@login_required
+@require_POST
+def invitation_dismiss(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    invitations.dismiss(request.user, invitation_id)
+    if request.htmx:
+        # The player's socket sends the toasts again, without this one, to each of their pages.
+        return HttpResponse(status=204)
+    return _back(request)
+
+
+@login_required
+def invitation_open(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    """Follow an invitation: it has been used, so it stops showing; on to the table."""
+    invitation = invitations.dismiss(request.user, invitation_id)
+    return redirect("games:table", invitation.match_id)

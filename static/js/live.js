@@ -58,6 +58,30 @@
     if (version !== null && version < shownVersion()) event.detail.shouldSwap = false;
   });
 
+  // A form may be replaced while its answer is on the way (the socket's frame of the same move
+  // often comes first). htmx then announces the answer on the detached form, where no listener on
+  // the document hears it, and looks for the answer's parts inside it: none is found
+  // (htmx:oobErrorNoTarget, once per part). The form itself still hears it: the parts go into
+  // the page, unless they are no newer than what it shows.
+  function swapIntoPageIfDetached(event) {
+    var detail = event.detail;
+    if (!detail.shouldSwap || (detail.elt && detail.elt.isConnected)) return;
+    detail.shouldSwap = false;
+    var version = detail.xhr ? versionIn(detail.xhr.responseText) : null;
+    if ((version === null || version > shownVersion()) && window.htmx) {
+      window.htmx.swap(document.body, detail.serverResponse, { swapStyle: "none" });
+    }
+  }
+
+  var guarded = new WeakSet();
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var target = event.detail.target || event.detail.elt;
+    if (target && !guarded.has(target)) {
+      guarded.add(target);
+      target.addEventListener("htmx:beforeSwap", swapIntoPageIfDetached);
+    }
+  });
+
   // The board, its notes and the players' panel are the same for every viewer of a table version
   // (so the server renders them once); the viewer's own seat is marked here.
   function markYou() {

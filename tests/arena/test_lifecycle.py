@@ -18,6 +18,7 @@ from games import worker as games_worker
 from games.engines import get_engine
 from games.models import Match, Seat
 from games.services import match_ended
+from players import presence
 from ratings.models import RatingChange
 from tests.site.factories import make_user, play_one_move, play_to_the_end, started_table
 
@@ -214,9 +215,17 @@ def test_a_player_who_abandons_scores_nothing_and_is_paused():
     assert ArenaResult.objects.get(entry=entry).abandoned
 
 
+def there_to_play(users: list) -> None:
+    """The players have an arena page or a table open (tests/arena/test_away_players.py: an
+    absent player who was to move is paused instead of freed)."""
+    for user in users:
+        presence.heartbeat(user.pk, at_play=True)
+
+
 def test_an_aborted_table_scores_nothing_and_frees_its_players(settings):
     settings.ARENA_MAX_WAIT_SECONDS = 0
-    tournament, _users = running_arena(players=2, seats=2)
+    tournament, users = running_arena(players=2, seats=2)
+    there_to_play(users)
     jobs.seat_waiting_players()
     (table,) = live_tables(tournament)
     Match.objects.filter(pk=table.match_id).update(deadline=timezone.now() - timedelta(seconds=1))
@@ -234,7 +243,8 @@ def test_an_aborted_table_frees_its_players_at_once_and_rings_the_arena(monkeypa
     round, and the arena's page is rung."""
     rung = []
     monkeypatch.setattr(services, "changed", rung.append)
-    tournament, _users = running_arena(players=3, seats=3)
+    tournament, users = running_arena(players=3, seats=3)
+    there_to_play(users)
     jobs.seat_waiting_players()
     (table,) = live_tables(tournament)
     rung.clear()
@@ -248,6 +258,7 @@ def test_an_aborted_table_frees_its_players_at_once_and_rings_the_arena(monkeypa
 
 def test_a_paused_player_is_not_freed_by_an_aborted_table(monkeypatch):
     tournament, users = running_arena(players=3, seats=3)
+    there_to_play(users)
     jobs.seat_waiting_players()
     (table,) = live_tables(tournament)
     services.pause(users[0], tournament.pk)

@@ -151,10 +151,11 @@ async def test_an_invitation_reaches_the_friend_live_on_whatever_page():
     await sync_to_async(befriend)(ann, bob)
     socket = await player_socket(bob)
     match = await sync_to_async(services.create_table)(ann, "part-du-chef", seats=3)
-    await sync_to_async(services.invite_friend)(ann, match.pk, bob)
+    invitation = await sync_to_async(services.invite_friend)(ann, match.pk, bob)
     frame = await socket.receive_from(timeout=5)
     assert 'data-testid="invitation"' in frame
-    assert "host" in frame and f"/tables/{match.pk}/" in frame
+    # The link leads to the table through the invitation, which it marks as used.
+    assert "host" in frame and f"/accounts/invitations/{invitation.pk}/" in frame
     await socket.disconnect()
 
 

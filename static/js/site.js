@@ -1,0 +1,64 @@
+// What every page does in the browser (the pages work without it): the phone menu, and create
+// forms that keep their choices consistent.
+(function () {
+  "use strict";
+
+  // The phone menu: the button folds and unfolds the header's links.
+  function setUpMenu() {
+    var header = document.querySelector(".site-header");
+    var toggle = header && header.querySelector(".nav-toggle");
+    if (!toggle) return;
+    toggle.addEventListener("click", function () {
+      var open = header.classList.toggle("open");
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  }
+
+  // A ranked table always has a turn timer: choosing Ranked while "No timer" is selected picks
+  // the first timer, and "No timer" is offered only to friendly tables (the server refuses a
+  // ranked table without a timer, with a sentence, when this script is not there).
+  function matchTimerToMode(form) {
+    var mode = form.querySelector("select[name=mode]");
+    var timer = form.querySelector("select[name=turn_seconds]");
+    if (!mode || !timer) return;
+    var ranked = mode.value === "ranked";
+    var none = timer.querySelector('option[value=""]');
+    if (none) none.disabled = ranked;
+    if (ranked && !timer.value) {
+      var first = timer.querySelector('option:not([value=""])');
+      if (first) timer.value = first.value;
+    }
+  }
+
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select[name=mode]")) {
+      matchTimerToMode(event.target.form);
+    }
+  });
+
+  // A box that scrolls (a wide table on a phone, a long move list) must be reachable by keyboard
+  // to be scrolled without a mouse: it takes the focus while it scrolls.
+  var SCROLL_BOXES = ".scroll, .move-log, table.tokens, .ratings-table, .recent-matches, .ladder-table";
+
+  function focusableScrollBoxes() {
+    document.querySelectorAll(SCROLL_BOXES).forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+      if (scrolls && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.dataset.scrollFocus = "true";
+      } else if (!scrolls && box.dataset.scrollFocus) {
+        box.removeAttribute("tabindex");
+        delete box.dataset.scrollFocus;
+      }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setUpMenu();
+    document.querySelectorAll("form").forEach(matchTimerToMode);
+    focusableScrollBoxes();
+  });
+  window.addEventListener("resize", focusableScrollBoxes);
+  document.addEventListener("htmx:afterSettle", focusableScrollBoxes);
+  document.addEventListener("htmx:wsAfterMessage", focusableScrollBoxes);
+})();
