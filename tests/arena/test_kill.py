@@ -36,6 +36,16 @@ def site(tmp_path):
         live.close()
 
 
+def booted(site: LiveSite, worker, players) -> bool:
+    """Wait until ``worker`` says it started; False if the players finished first."""
+    line = f"worker started (pid {worker.pid})"
+    while line not in site.log_text():
+        if players.poll() is not None:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def test_workers_killed_and_restarted_mid_arena_duplicate_and_lose_nothing(site):
     arena = driver(site, "setup", PLAYERS, SEATS, SECONDS)["id"]
     workers = [site.start_worker(), site.start_worker()]
@@ -43,10 +53,12 @@ def test_workers_killed_and_restarted_mid_arena_duplicate_and_lose_nothing(site)
     rng = random.Random(3)
     kills = 0
     while players.poll() is None:
-        # Each worker lives about 3-6 s: long enough to boot (a second or two on a loaded
-        # machine) and work a little, short enough to be killed several times mid-arena.
-        time.sleep(rng.uniform(1.5, 3.0))
         victim = kills % len(workers)
+        # Killed only once it has booted (on a loaded machine that can take longer than any fixed
+        # delay), then a moment into its work: mid-job, where a kill can lose or double things.
+        if not booted(site, workers[victim], players):
+            break
+        time.sleep(rng.uniform(0.5, 2.0))
         os.kill(workers[victim].pid, signal.SIGKILL)
         workers[victim].wait()
         workers[victim] = site.start_worker()
