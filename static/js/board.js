@@ -1,0 +1,166 @@
+// Playing on the board (no build step). Every control on a board is a label holding a real
+// input, so moves work by keyboard and without this file; it adds previews of the move being
+// chosen, announcements for screen readers, focus kept across live updates, and the automatic
+// moves played back one after another.
+(function () {
+  "use strict";
+
+  var SLICES = 13;
+
+  function $(selector, root) { return (root || document).querySelector(selector); }
+  function $$(selector, root) { return Array.prototype.slice.call((root || document).querySelectorAll(selector)); }
+
+  function checkedValues(name) {
+    return $$('input[name="' + name + '"]:checked').map(function (input) { return input.value; });
+  }
+
+  function sliceAt(position) {
+    return $('#table-board .pizza .slice[data-position="' + position + '"]');
+  }
+
+  function labelOf(position) {
+    var slice = sliceAt(position);
+    return slice ? slice.dataset.label : String(position);
+  }
+
+  function say(preview, text) {
+    if (preview && preview.textContent !== text) preview.textContent = text;
+  }
+
+  // --- La Part du Chef: the cut ------------------------------------------------------------
+  // The portions the ticked cut marks would make, drawn on the pizza and said in words.
+  function previewCut() {
+    var form = $("#cut-form");
+    if (!form) return;
+    var wanted = Number(form.dataset.portions);
+    var starts = checkedValues("cut").map(Number).sort(function (a, b) { return a - b; });
+    $$("#table-board .pizza .slice").forEach(function (slice) {
+      slice.className.baseVal = slice.className.baseVal.replace(/\s*preview-\S+/g, "");
+    });
+    var preview = $(".board-preview", form);
+    var lines = [];
+    if (starts.length === wanted) {
+      starts.forEach(function (start, j) {
+        var end = starts[(j + 1) % starts.length];
+        var length = ((end - start) % SLICES + SLICES) % SLICES || SLICES;
+        var names = [];
+        for (var step = 0; step < length; step++) {
+          var position = (start + step) % SLICES;
+          var slice = sliceAt(position);
+          if (slice) slice.classList.add("preview-" + j);
+          names.push(labelOf(position));
+        }
+        lines.push(form.dataset.portionWord.replace("{index}", j) + " " + names.join(", "));
+      });
+      say(preview, lines.join(" · "));
+    } else {
+      say(preview, starts.length ? form.dataset.chosenWord.replace("{chosen}", starts.length).replace("{wanted}", wanted) : "");
+    }
+  }
+
+  // --- La Part du Chef: taking a portion ----------------------------------------------------
+  function previewTake() {
+    var form = $("#take-form");
+    if (!form) return;
+    var take = checkedValues("take")[0];
+    var eaten = checkedValues("eat").filter(function (value) { return value.split(":")[0] === take; })
+      .map(function (value) { return value.split(":")[1]; });
+    $$("#table-board .pizza .slice").forEach(function (slice) {
+      slice.classList.toggle("chosen", take !== undefined && slice.dataset.portion === take);
+      slice.classList.toggle("to-eat", eaten.indexOf(slice.dataset.sliceId) >= 0);
+    });
+    var preview = $(".board-preview", form);
+    if (take === undefined) return say(preview, "");
+    var label = $('#table-targets .portion-mark[data-portion="' + take + '"] .sr-only');
+    var text = label ? label.textContent : "";
+    if (eaten.length) {
+      var names = eaten.map(function (id) {
+        var slice = $('#table-board .pizza .slice[data-slice-id="' + id + '"]');
+        return slice ? slice.dataset.label : id;
+      });
+      text += ". " + form.dataset.eatWord + " " + names.join(", ");
+    }
+    say(preview, text);
+  }
+
+  // A click on a slice of a free portion chooses that portion (the portion's number does too).
+  document.addEventListener("click", function (event) {
+    var slice = event.target.closest && event.target.closest("#table-board .pizza .slice.in-portion");
+    if (!slice) return;
+    var radio = $('#table-targets input[name="take"][value="' + slice.dataset.portion + '"]');
+    if (radio && !radio.checked) {
+      radio.checked = true;
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
+      radio.focus({ preventScroll: true });
+    }
+  });
+
+  // --- La Marianne: two slices to give, two to get -----------------------------------------
+  function limitPicks() {
+    $$("fieldset.slice-picks[data-pick]").forEach(function (fieldset) {
+      var boxes = $$("input[type=checkbox]", fieldset);
+      var full = boxes.filter(function (box) { return box.checked; }).length >= Number(fieldset.dataset.pick);
+      boxes.forEach(function (box) { box.disabled = full && !box.checked; });
+    });
+  }
+
+  function refreshPreviews() {
+    previewCut();
+    previewTake();
+    limitPicks();
+  }
+
+  document.addEventListener("change", function (event) {
+    var name = event.target.name || "";
+    if (/^(cut|take|eat|give|get|chilli_\d+|steal_.*)$/.test(name)) {
+      dirty = true;
+      refreshPreviews();
+    }
+  });
+
+  // --- focus and half-chosen moves across live updates -------------------------------------
+  // A live update replaces the board and the forms. The element that had the focus gets it back
+  // (same input name and value), and a move being chosen in a step that is still open (another
+  // seat's choice arrived meanwhile) keeps its ticks.
+  var dirty = false;
+  var kept = null;
+
+  function remember() {
+    var active = document.activeElement;
+    var status = $("#table-status");
+    kept = {
+      phase: status ? status.dataset.phase : "",
+      focus: active && active.name ? { name: active.name, value: active.value } : null,
+      checked: dirty ? $$("#table-targets input:checked, #table-moves input:checked").map(function (input) {
+        return { name: input.name, value: input.value };
+      }) : null
+    };
+  }
+
+  function restore() {
+    if (!kept) return;
+    var status = $("#table-status");
+    var samePhase = status && status.dataset.phase === kept.phase;
+    if (samePhase && kept.checked && $$("#table-moves form").length) {
+      kept.checked.forEach(function (entry) {
+        var input = $('input[name="' + entry.name + '"][value="' + entry.value + '"]');
+        if (input) input.checked = true;
+      });
+    } else {
+      dirty = false;
+    }
+    if (kept.focus && document.activeElement === document.body) {
+      var again = $('input[name="' + kept.focus.name + '"][value="' + kept.focus.value + '"], button[name="' + kept.focus.name + '"][value="' + kept.focus.value + '"]');
+      if (again) again.focus({ preventScroll: true });
+    }
+    kept = null;
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (!event.defaultPrevented) remember();
+  });
+  document.addEventListener("submit", function () { dirty = false; });
+  document.addEventListener("htmx:wsAfterMessage", function () { restore(); refreshPreviews(); });
+  document.addEventListener("htmx:afterSettle", refreshPreviews);
+  document.addEventListener("DOMContentLoaded", refreshPreviews);
+})();
