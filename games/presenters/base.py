@@ -63,6 +63,10 @@ class Presenter:
         """The move a submitted move form describes; ``MoveFormError`` when it is not one."""
         raise NotImplementedError
 
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> None:
+        """Mark on ``game`` (from ``game_context``) what ``move``, the last one everyone may
+        see, changed on the board, so that the board highlights it. By default nothing."""
+
 
 # --- helpers for presenters ----------------------------------------------------------------------
 def whole_number(value: Any, message: str) -> int:

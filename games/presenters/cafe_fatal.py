@@ -118,6 +118,13 @@ class CafeFatalPresenter(Presenter):
         ]
         return {"place": {"values": values, "first": first, "targets": targets}}
 
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> None:
+        place = move.get("place") if isinstance(move, dict) else None
+        if not isinstance(place, dict):
+            return
+        for table in game["board"]["tables"]:
+            table["last_move"] = table["table"] == place.get("table")
+
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
         action_of(data, ("place",))

@@ -204,6 +204,7 @@ class PartDuChefPresenter(Presenter):
             "kept_by_seat": kept_by_seat,
             "kinds": _kinds(),
             "chillies": _chilli_step(view, names),
+            "previous": _previous_pizza(view, names),
         }
 
     # --- what one seat adds ----------------------------------------------------------------------
@@ -234,6 +235,13 @@ class PartDuChefPresenter(Presenter):
             context["marianne_form"] = _marianne_form(names, you, game["kept_by_seat"])
         return context
 
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> None:
+        board = game["board"]
+        if board is None or not isinstance(move, dict) or "take" not in move:
+            return
+        for s in board["slices"]:
+            s["last_move"] = s["portion"] == move["take"]
+
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
         action = action_of(data, ("cut", "take", "marianne", "chillies"))
@@ -254,6 +262,38 @@ class PartDuChefPresenter(Presenter):
         if action == "take":
             return _take_from_post(data)
         return {"marianne": _marianne_from_post(data)}
+
+
+def _previous_pizza(view: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
+    """How the last pizza was shared, shown on the board until the chef cuts the next one (or
+    at the end): who has each of its slices now, and who ate which."""
+    k = view["round"] - 1 if view["round"] is not None else len(view["pizzas"]) - 1
+    if k < 0 or view["cut"] or k >= len(view["pizzas"]):
+        return None
+    codes = revealed_codes(view)
+    base = SLICES_PER_PIZZA * k
+    owner: dict[int, tuple[int, bool]] = {}
+    for entry in view["seats"]:
+        for slice_id in entry["kept"]:
+            owner[slice_id] = (entry["seat"], False)
+        for slice_id in entry["eaten"]:
+            owner[slice_id] = (entry["seat"], True)
+    wedges, shares = [], {}
+    for position in range(SLICES_PER_PIZZA):
+        slice_id = base + position
+        info = describe_slice(slice_id, codes.get(slice_id))
+        seat, eaten = owner.get(slice_id, (None, False))
+        wedges.append({"d": wedge_path(position), "seat": seat, "eaten": eaten})
+        if seat is not None:
+            share = shares.setdefault(seat, {"kept": [], "eaten": []})
+            share["eaten" if eaten else "kept"].append(info["label"])
+    return {
+        "number": k + 1,
+        "wedges": wedges,
+        "shares": [
+            {"seat": seat, "name": names[seat], **share} for seat, share in sorted(shares.items())
+        ],
+    }
 
 
 def _kinds() -> list[dict[str, Any]]:

@@ -124,6 +124,9 @@ class PizzaPartyPresenter(Presenter):
             context["pick"] = {"faces": list(FACES)}
         return context
 
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> None:
+        _mark_place(game, move)
+
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
         action = action_of(data, ("place", "cut"))
@@ -134,6 +137,14 @@ class PizzaPartyPresenter(Presenter):
             raise MoveFormError(_("Click a cell to add your topping."))
         message = _("A cell is written as two whole numbers.")
         return {"place": [whole_number(q, message), whole_number(r, message)]}
+
+
+def _mark_place(game: dict[str, Any], move: Move) -> None:
+    place = move.get("place") if isinstance(move, dict) else None
+    if not isinstance(place, list):
+        return
+    for cell in game["board"]["cells"]:
+        cell["last_move"] = [cell["q"], cell["r"]] == place
 
 
 def _colour(entry: dict[str, Any], names: list[str], view: dict[str, Any]) -> dict[str, Any]:

@@ -156,11 +156,61 @@
     kept = null;
   }
 
+  // --- what just happened: automatic moves played back one after another -------------------
+  // A live update after bots, chance or a timeout moved carries the boards in between (each with
+  // the sentence of its move). They are shown over the board one after another, then the board
+  // as it is. A click on them skips to the end. Steps already shown are never shown again.
+  var PAUSE = 900;
+  var shownMove = null;
+  var queue = [];
+  var timer = null;
+
+  function collectPlayback() {
+    var board = $("#table-board");
+    if (!board || board.dataset.lastMove === undefined) return;
+    var last = Number(board.dataset.lastMove);
+    if (shownMove === null) { shownMove = last; return; }
+    $$(".playback-step", board).forEach(function (step) {
+      if (Number(step.dataset.move) > shownMove) queue.push({ text: step.dataset.text, board: step.dataset.board });
+    });
+    if (last > shownMove) shownMove = last;
+    if (queue.length && !timer) playNext();
+  }
+
+  function playNext() {
+    var overlay = $(".board-stack .playback");
+    var page = $(".table-page");
+    var step = queue.shift();
+    if (!overlay || !step) {
+      if (overlay) { overlay.hidden = true; overlay.textContent = ""; }
+      if (page) page.classList.remove("playing-back");
+      timer = null;
+      return;
+    }
+    overlay.innerHTML = step.board;
+    $$("[id]", overlay).forEach(function (el) { el.removeAttribute("id"); });
+    $$("[aria-labelledby]", overlay).forEach(function (el) { el.removeAttribute("aria-labelledby"); });
+    var caption = document.createElement("p");
+    caption.className = "playback-caption";
+    caption.textContent = step.text;
+    overlay.insertBefore(caption, overlay.firstChild);
+    overlay.hidden = false;
+    if (page) page.classList.add("playing-back");
+    timer = setTimeout(playNext, PAUSE);
+  }
+
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest || !event.target.closest(".board-stack .playback")) return;
+    queue = [];
+    clearTimeout(timer);
+    playNext();
+  });
+
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     if (!event.defaultPrevented) remember();
   });
   document.addEventListener("submit", function () { dirty = false; });
-  document.addEventListener("htmx:wsAfterMessage", function () { restore(); refreshPreviews(); });
-  document.addEventListener("htmx:afterSettle", refreshPreviews);
-  document.addEventListener("DOMContentLoaded", refreshPreviews);
+  document.addEventListener("htmx:wsAfterMessage", function () { restore(); refreshPreviews(); collectPlayback(); });
+  document.addEventListener("htmx:afterSettle", function () { refreshPreviews(); collectPlayback(); });
+  document.addEventListener("DOMContentLoaded", function () { refreshPreviews(); collectPlayback(); });
 })();

@@ -27,7 +27,18 @@ pytestmark = pytest.mark.django_db
 
 LANGUAGES = ("en", "fr", "de", "it")
 #: Data attributes that hold words, not numbers.
-TEXT_DATA = {"data-text", "data-testid", "data-game", "data-phase", "data-status", "data-sort"}
+TEXT_DATA = {
+    "data-text",
+    "data-board",
+    "data-label",
+    "data-portion-word",
+    "data-chosen-word",
+    "data-testid",
+    "data-game",
+    "data-phase",
+    "data-status",
+    "data-sort",
+}
 DATA_ATTRIBUTE = re.compile(r'\s(data-[a-z-]+)="([^"]*)"')
 
 

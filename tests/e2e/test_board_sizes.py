@@ -1,0 +1,155 @@
+"""A whole match of each game played by clicking its board, at desktop size and on a phone
+(390 × 844): one person against bots, so every automatic move is played back on the board.
+
+With ``BOARD_SCREENSHOTS=<folder>`` set, each table is also photographed mid-match (the README's
+pictures in docs/screenshots/ come from there)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from .ui import (
+    WAIT,
+    add_bots,
+    cut_on_the_board,
+    mark_loaded,
+    newer_version,
+    open_table,
+    sign_up,
+    status_of,
+    take_on_the_board,
+)
+
+pytestmark = pytest.mark.e2e
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def snapshot(page, name: str) -> None:
+    folder = os.environ.get("BOARD_SCREENSHOTS")
+    if folder:
+        page.locator(".table-status").scroll_into_view_if_needed()
+        page.evaluate(
+            "window.scrollBy(0, document.querySelector('.table-status').getBoundingClientRect().top - 8)"
+        )
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def board_fits(page) -> None:
+    """The board never makes the page scroll sideways."""
+    left, right, width = page.evaluate(
+        "() => { const r = document.querySelector('#table-board svg').getBoundingClientRect();"
+        " return [r.left + window.scrollX, r.right + window.scrollX,"
+        " document.documentElement.clientWidth]; }"
+    )
+    assert left >= 0 and right <= width + 1, (left, right, width)
+
+
+def open_against_bots(browser, live_site: str, size: str, game: str, bots: int):
+    context = browser.new_context(viewport=SIZES[size])
+    page = sign_up(context, live_site, f"{size[:2]}-{uuid.uuid4().hex[:6]}")
+    open_table(page, game, bots + 1)
+    add_bots(page, bots)
+    from playwright.sync_api import expect
+
+    expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
+    mark_loaded(page)
+    return context, page
+
+
+def wait_for_my_turn(page) -> bool:
+    """Wait until the page shows the player to move or the match over (and no playback is
+    running); whether the match is still being played."""
+    page.wait_for_function(
+        "() => { const s = document.getElementById('table-status');"
+        " const busy = document.querySelector('.table-page.playing-back');"
+        " return !busy && (s.dataset.status !== 'playing' || s.classList.contains('your-turn')); }",
+        timeout=WAIT * 4,
+    )
+    return status_of(page).get_attribute("data-status") == "playing"
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, browser, size):
+    from playwright.sync_api import expect
+
+    context, page = open_against_bots(browser, live_site, size, "part-du-chef", 2)
+    try:
+        moves = 0
+        while wait_for_my_turn(page):
+            version = int(status_of(page).get_attribute("data-version"))
+            board_fits(page)
+            phase = status_of(page).get_attribute("data-phase")
+            if phase == "cut":
+                cut_on_the_board(page, (0, 4, 8))
+            elif phase == "take":
+                if moves == 3:
+                    snapshot(page, f"part-du-chef-{size}")
+                take_on_the_board(page, eat=True)
+            else:
+                page.get_by_test_id("chilli-form").get_by_role(
+                    "button", name="Assign my chillies"
+                ).click()
+            newer_version(page, version)
+            expect(page.locator("#page-error p")).to_have_count(0)
+            moves += 1
+        assert moves >= 5
+        expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
+        assert page.evaluate("window.__sameDocument === true")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_pizza_party_duel_by_clicking_the_hexes(live_site, browser, size):
+    from playwright.sync_api import expect
+
+    context, page = open_against_bots(browser, live_site, size, "pizza-party", 1)
+    try:
+        moves = 0
+        while wait_for_my_turn(page):
+            version = int(status_of(page).get_attribute("data-version"))
+            board_fits(page)
+            if status_of(page).get_attribute("data-phase") == "add":
+                if moves == 6:
+                    snapshot(page, f"pizza-party-{size}")
+                page.locator("#table-targets .cell-target").first.click()
+            else:
+                page.get_by_test_id("pick-3").click()
+            newer_version(page, version)
+            expect(page.locator("#page-error p")).to_have_count(0)
+            moves += 1
+        assert moves >= 5
+        expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
+        assert page.evaluate("window.__sameDocument === true")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_cafe_fatal_against_two_bots_by_clicking_the_tables(live_site, browser, size):
+    from playwright.sync_api import expect
+
+    context, page = open_against_bots(browser, live_site, size, "cafe-fatal", 2)
+    try:
+        moves = 0
+        while wait_for_my_turn(page):
+            version = int(status_of(page).get_attribute("data-version"))
+            board_fits(page)
+            if moves == 4:
+                snapshot(page, f"cafe-fatal-{size}")
+            value = page.locator("#move-form input[name=value]:checked").get_attribute("value")
+            page.locator(f'#table-targets .target[data-values~="{value}"]').first.click()
+            newer_version(page, version)
+            expect(page.locator("#page-error p")).to_have_count(0)
+            moves += 1
+        assert moves >= 5
+        expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
+        assert page.evaluate("window.__sameDocument === true")
+    finally:
+        context.close()
