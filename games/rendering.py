@@ -399,12 +399,12 @@ PLAYBACK_STEPS = ANNOUNCED_MOVES
 
 
 def mark_last_move(engine: Engine, presenter: Presenter, state: State, game: dict) -> None:
-    """Let the presenter highlight the last move that everyone may see (a secret pick is not
-    one until its step is revealed)."""
+    """Let the presenter highlight the last move that everyone may see and that shows on the
+    board (a secret pick is not one until its step is revealed; a roll of dice draws nothing)."""
     final = engine.is_over(state)
     for seat, move in reversed(state["log"]):
-        if engine.record_move(seat, move, None, final) is not None:
-            presenter.mark_last_move(game, seat, move)
+        shown = engine.record_move(seat, move, None, final) is not None
+        if shown and presenter.mark_last_move(game, seat, move):
             return
 
 

@@ -235,12 +235,13 @@ class PartDuChefPresenter(Presenter):
             context["marianne_form"] = _marianne_form(names, you, game["kept_by_seat"])
         return context
 
-    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> None:
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> bool:
         board = game["board"]
         if board is None or not isinstance(move, dict) or "take" not in move:
-            return
+            return True  # a cut is drawn by its lines; a new pizza has no last move on it
         for s in board["slices"]:
             s["last_move"] = s["portion"] == move["take"]
+        return True
 
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:

@@ -124,8 +124,8 @@ class PizzaPartyPresenter(Presenter):
             context["pick"] = {"faces": list(FACES)}
         return context
 
-    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> None:
-        _mark_place(game, move)
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> bool:
+        return _mark_place(game, move)
 
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
@@ -139,12 +139,14 @@ class PizzaPartyPresenter(Presenter):
         return {"place": [whole_number(q, message), whole_number(r, message)]}
 
 
-def _mark_place(game: dict[str, Any], move: Move) -> None:
+def _mark_place(game: dict[str, Any], move: Move) -> bool:
     place = move.get("place") if isinstance(move, dict) else None
     if not isinstance(place, list):
-        return
+        # A pick draws nothing of its own: the cut it completes is drawn until the next picks.
+        return "cut" in move if isinstance(move, dict) else True
     for cell in game["board"]["cells"]:
         cell["last_move"] = [cell["q"], cell["r"]] == place
+    return True
 
 
 def _colour(entry: dict[str, Any], names: list[str], view: dict[str, Any]) -> dict[str, Any]:
