@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -32,11 +33,10 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 def snapshot(page, name: str) -> None:
     folder = os.environ.get("BOARD_SCREENSHOTS")
     if folder:
-        page.locator(".table-status").scroll_into_view_if_needed()
         page.evaluate(
-            "window.scrollBy(0, document.querySelector('.table-status').getBoundingClientRect().top - 8)"
+            "window.scrollTo(0, document.querySelector('.table-status').getBoundingClientRect().top"
+            " + window.scrollY - 8)"
         )
-        Path(folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
@@ -79,18 +79,26 @@ def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, brows
     from playwright.sync_api import expect
 
     context, page = open_against_bots(browser, live_site, size, "part-du-chef", 2)
+    shot = f"part-du-chef-{size}"
     try:
         moves = 0
+        taken_shot = False
         while wait_for_my_turn(page):
             version = int(status_of(page).get_attribute("data-version"))
             board_fits(page)
             phase = status_of(page).get_attribute("data-phase")
             if phase == "cut":
-                cut_on_the_board(page, (0, 4, 8))
+                cut_on_the_board(
+                    page,
+                    (0, 4, 8),
+                    before_cutting=lambda: snapshot(page, f"part-du-chef-cut-{size}"),
+                )
             elif phase == "take":
-                if moves == 3:
-                    snapshot(page, f"part-du-chef-{size}")
-                take_on_the_board(page, eat=True)
+                if moves >= 2 and not taken_shot:
+                    take_on_the_board(page, eat=True, before_taking=partial(snapshot, page, shot))
+                    taken_shot = True
+                else:
+                    take_on_the_board(page, eat=True)
             else:
                 page.get_by_test_id("chilli-form").get_by_role(
                     "button", name="Assign my chillies"

@@ -65,7 +65,7 @@ def play_la_part_du_chef(
     return moves
 
 
-def cut_on_the_board(page, cut: tuple[int, ...]) -> None:
+def cut_on_the_board(page, cut: tuple[int, ...], before_cutting=None) -> None:
     """The chef clicks the cut marks on the rim; the portions are previewed before the cut."""
     from playwright.sync_api import expect
 
@@ -74,10 +74,12 @@ def cut_on_the_board(page, cut: tuple[int, ...]) -> None:
     preview = page.get_by_test_id("cut-preview")
     expect(preview).to_contain_text("Portion 0:")
     expect(page.locator("#table-board .pizza .slice.preview-0").first).to_be_attached()
+    if before_cutting:
+        before_cutting()
     page.get_by_test_id("cut-form").get_by_role("button", name="Cut the pizza").click()
 
 
-def take_on_the_board(page, eat: bool = False) -> None:
+def take_on_the_board(page, eat: bool = False, before_taking=None) -> None:
     """Click the first free portion's number on the pizza (and, with ``eat``, the first slice
     of it that may be eaten), then take it."""
     from playwright.sync_api import expect
@@ -90,6 +92,8 @@ def take_on_the_board(page, eat: bool = False) -> None:
     if eat and bites.count():
         bites.first.click()
         expect(page.get_by_test_id("take-preview")).to_contain_text("You eat:")
+    if before_taking:
+        before_taking()
     page.get_by_test_id("take-form").get_by_role("button", name="Take the portion").click()
 
 
