@@ -50,6 +50,19 @@ def board_fits(page) -> None:
     assert left >= 0 and right <= width + 1, (left, right, width)
 
 
+def lies_on(page, target: str, drawn: str) -> None:
+    """The button ``target`` laid over the board sits on the drawing's ``drawn`` element (their
+    centres within 3 px), whatever the board shows under the drawing."""
+    a = page.locator(target).first.bounding_box()
+    b = page.locator(drawn).first.bounding_box()
+    centre = [a["x"] + a["width"] / 2, a["y"] + a["height"] / 2]
+    expected = [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2]
+    assert abs(centre[0] - expected[0]) <= 3 and abs(centre[1] - expected[1]) <= 3, (
+        centre,
+        expected,
+    )
+
+
 def open_against_bots(browser, live_site: str, size: str, game: str, bots: int):
     context = browser.new_context(viewport=SIZES[size])
     page = sign_up(context, live_site, f"{size[:2]}-{uuid.uuid4().hex[:6]}")
@@ -126,9 +139,15 @@ def test_a_pizza_party_duel_by_clicking_the_hexes(live_site, browser, size):
             if status_of(page).get_attribute("data-phase") == "add":
                 if moves == 6:
                     snapshot(page, f"pizza-party-{size}")
+                cell = page.locator("#table-targets .cell-target").first.get_attribute("data-cell")
+                lies_on(
+                    page,
+                    f'#table-targets [data-cell="{cell}"]',
+                    f'#table-board [data-cell="{cell}"] .hex',
+                )
                 page.locator("#table-targets .cell-target").first.click()
             else:
-                page.get_by_test_id("pick-3").click()
+                page.get_by_test_id("pick-on-board-3").click()
             newer_version(page, version)
             expect(page.locator("#page-error p")).to_have_count(0)
             moves += 1
@@ -152,7 +171,14 @@ def test_cafe_fatal_against_two_bots_by_clicking_the_tables(live_site, browser, 
             if moves == 4:
                 snapshot(page, f"cafe-fatal-{size}")
             value = page.locator("#move-form input[name=value]:checked").get_attribute("value")
-            page.locator(f'#table-targets .target[data-values~="{value}"]').first.click()
+            target = page.locator(f'#table-targets .target[data-values~="{value}"]').first
+            table = target.get_attribute("data-table")
+            lies_on(
+                page,
+                f'#table-targets [data-table="{table}"]',
+                f'#table-board [data-table="{table}"] .cloth',
+            )
+            target.click()
             newer_version(page, version)
             expect(page.locator("#page-error p")).to_have_count(0)
             moves += 1
