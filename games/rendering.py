@@ -21,8 +21,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from players.friends import friend_ids
 
@@ -202,7 +202,9 @@ def table_context(
         bots = {i for i, seat in seats.items() if seat.is_bot}
         context["log"] = log_lines(engine, state, rows, names, you, bots)
         context["announced"] = announced_lines(context["log"])
-        public_log = log_lines(engine, state, rows, names, None, bots)
+        public_log = (
+            context["log"] if you is None else log_lines(engine, state, rows, names, None, bots)
+        )
         mark_last_move(engine, presenter, state, context["game"])
         context["last_move"] = public_log[-1] if public_log else None
         context["last_move_number"] = len(state["log"]) - 1
@@ -421,6 +423,27 @@ def playback_steps(
     tail = announced_lines(public_log)[-PLAYBACK_STEPS:]
     if not tail:
         return []
+    # Every viewer of a version sees the same boards: rendered once per version and language.
+    key = (match.pk, match.version, get_language())
+    if key not in _PLAYBACK_CACHE:
+        if len(_PLAYBACK_CACHE) >= PLAYBACK_CACHE_SIZE:
+            _PLAYBACK_CACHE.pop(next(iter(_PLAYBACK_CACHE)))
+        _PLAYBACK_CACHE[key] = _playback_boards(match, engine, presenter, names, public_log, tail)
+    return _PLAYBACK_CACHE[key]
+
+
+_PLAYBACK_CACHE: dict[tuple[int, int, str], list[dict[str, Any]]] = {}
+PLAYBACK_CACHE_SIZE = 64
+
+
+def _playback_boards(
+    match: Match,
+    engine: Engine,
+    presenter: Presenter,
+    names: list[str],
+    public_log: list[dict[str, Any]],
+    tail: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
     first = public_log.index(tail[0])
     # The board after the move before the automatic ones, then after each automatic move but the
     # last (the live board shows that one).
@@ -440,7 +463,9 @@ def playback_steps(
         state = engine.apply(state, seat, payload)
         if number in stops:
             game = presenter.game_context(engine.view(state, None), names)
-            presenter.mark_last_move(game, seat, payload)
+            # A move that draws nothing of its own (a roll of dice) needs no board of its own.
+            if not presenter.mark_last_move(game, seat, payload):
+                continue
             html = render_to_string(presenter.templates["board"], {"game": game})
             steps.append({"move": number, "text": stops[number]["text"], "board": html})
     return steps
@@ -510,10 +535,13 @@ def replay_context(match: Match, step: int) -> dict[str, Any]:
     result = None
     if engine.is_over(state):
         result = result_table(match, engine, presenter, seats, names, state=state)
+    game = presenter.game_context(engine.view(state, None), names)
+    if step:
+        mark_last_move(engine, presenter, state, game)
     return {
         "table": table_info(match, engine, seats, None, invite),
         "parts": presenter.templates,
-        "game": presenter.game_context(engine.view(state, None), names),
+        "game": game,
         "moves": None,
         "log": log[:step],
         "step": step,
