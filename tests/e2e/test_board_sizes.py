@@ -7,6 +7,7 @@ pictures in docs/screenshots/ come from there)."""
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from functools import partial
 from pathlib import Path
@@ -63,6 +64,19 @@ def lies_on(page, target: str, drawn: str) -> None:
     )
 
 
+def watch_playback(page) -> None:
+    """Collect the captions of the boards played back over the board, as they are shown."""
+    page.evaluate(
+        "window.__captions = [];"
+        "new MutationObserver(() => {"
+        " const c = document.querySelector('.board-stack .playback:not([hidden]) .playback-caption');"
+        " if (c && window.__captions[window.__captions.length - 1] !== c.textContent)"
+        "  window.__captions.push(c.textContent);"
+        "}).observe(document.querySelector('.board-stack'), {subtree: true, childList: true,"
+        " attributes: true});"
+    )
+
+
 def open_against_bots(browser, live_site: str, size: str, game: str, bots: int):
     context = browser.new_context(viewport=SIZES[size])
     page = sign_up(context, live_site, f"{size[:2]}-{uuid.uuid4().hex[:6]}")
@@ -94,6 +108,7 @@ def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, brows
     context, page = open_against_bots(browser, live_site, size, "part-du-chef", 2)
     shot = f"part-du-chef-{size}"
     try:
+        watch_playback(page)
         moves = 0
         taken_shot = False
         while wait_for_my_turn(page):
@@ -122,6 +137,9 @@ def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, brows
         assert moves >= 5
         expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
         assert page.evaluate("window.__sameDocument === true")
+        # The bots' moves were shown one after another over the board, each with its sentence.
+        captions = page.evaluate("window.__captions")
+        assert any(re.search(r"Bot \(level 1\), seat \d (cuts|takes)", c) for c in captions)
     finally:
         context.close()
 
