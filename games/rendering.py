@@ -427,8 +427,9 @@ def playback_steps(
     # (The secret seed tells two matches apart where a test database reuses ids.)
     key = (match.pk, match.seed, match.version, len(public_log), get_language())
     if key not in _PLAYBACK_CACHE:
-        if len(_PLAYBACK_CACHE) >= PLAYBACK_CACHE_SIZE:
-            _PLAYBACK_CACHE.pop(next(iter(_PLAYBACK_CACHE)))
+        while len(_PLAYBACK_CACHE) >= PLAYBACK_CACHE_SIZE:
+            # The oldest entry goes; another thread may have taken it already.
+            _PLAYBACK_CACHE.pop(next(iter(_PLAYBACK_CACHE), None), None)
         _PLAYBACK_CACHE[key] = _playback_boards(match, engine, presenter, names, public_log, tail)
     return _PLAYBACK_CACHE[key]
 
