@@ -102,7 +102,22 @@
       var full = boxes.filter(function (box) { return box.checked; }).length >= Number(fieldset.dataset.pick);
       boxes.forEach(function (box) { box.disabled = full && !box.checked; });
     });
+    // The kept slices listed under the table show what La Marianne's holder has ticked.
+    $$("#table-players .kept-slice").forEach(function (slice) {
+      var box = document.getElementById("marianne-" + slice.dataset.sliceId);
+      slice.classList.toggle("pickable", Boolean(box) && !box.disabled);
+      slice.classList.toggle("picked", Boolean(box) && box.checked);
+    });
   }
+
+  // La Marianne's holder may also tick a slice by clicking it in the kept slices' lists.
+  document.addEventListener("click", function (event) {
+    var slice = event.target.closest && event.target.closest("#table-players .kept-slice");
+    var box = slice && document.getElementById("marianne-" + slice.dataset.sliceId);
+    if (!box || box.disabled) return;
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event("change", { bubbles: true }));
+  });
 
   function refreshPreviews() {
     previewCut();

@@ -150,6 +150,10 @@ def test_la_marianne_is_offered_to_its_holder_only():
     gets = re.findall(r'name="get" value="(\d):(\d+)"', html)
     others = sorted((other, i) for other in range(3) if other != seat for i in kept[other])
     assert sorted((int(o), int(i)) for o, i in gets) == others
+    # Each slice listed under the table is named like its box, so a click there ticks it.
+    for _owner, slice_id in others:
+        assert f'id="marianne-{slice_id}" name="get"' in html
+        assert f'class="kept-slice" data-slice-id="{slice_id}"' in html
     assert "La Marianne is with" in html
 
 
