@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, add_bots, open_table, sign_up, status_of
+from .ui import WAIT, add_bots, cut_on_the_board, open_table, sign_up, status_of, take_on_the_board
 
 pytestmark = pytest.mark.e2e
 
@@ -108,3 +108,75 @@ def test_la_part_du_chef_without_javascript(live_site, browser):
         assert moves == 4
     finally:
         context.close()
+
+
+def test_la_marianne_is_played_by_ticking_slices_in_the_form_and_in_the_kept_lists(
+    live_site, browser
+):
+    """Two people, La Marianne in play: the second pizza's chef holds it and keeps slices of
+    the first pizza, so the swap is offered; two slices are given, two got (one ticked in the
+    form, one by clicking it in the kept slices' list), a fifth tick is refused."""
+    from playwright.sync_api import expect
+
+    suffix = uuid.uuid4().hex[:6]
+    contexts = [browser.new_context() for _ in range(2)]
+    try:
+        ann = sign_up(contexts[0], live_site, f"mar-{suffix}")
+        bob = sign_up(contexts[1], live_site, f"ian-{suffix}")
+        form = ann.get_by_test_id("create-form")
+        form.get_by_label("Game").select_option("part-du-chef")
+        form.get_by_label("Seats").select_option("2")
+        form.locator('input[name="part_du_chef__marianne"]').check()
+        form.get_by_role("button", name="Open the table").click()
+        expect(ann).to_have_url(re.compile(r"/tables/\d+/$"))
+        bob.goto(ann.url)
+        bob.get_by_test_id("join").click()
+        pages = [ann, bob]
+        for page in pages:
+            expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
+        by_seat = {int(status_of(page).get_attribute("data-you")): page for page in pages}
+        # The first pizza: the chef cuts, the other takes a portion, eating nothing.
+        while "Pizza 1 of" in status_of(ann).inner_text():
+            status = status_of(ann)
+            version = int(status.get_attribute("data-version"))
+            page = by_seat[int(status.get_attribute("data-to-move").split(",")[0])]
+            expect(status_of(page)).to_have_attribute("data-version", str(version), timeout=WAIT)
+            if status.get_attribute("data-phase") == "cut":
+                cut_on_the_board(page, (0, 6))
+            else:
+                take_on_the_board(page)
+            expect(status_of(ann)).to_have_attribute("data-version", str(version + 1))
+        chef = by_seat[int(status_of(ann).get_attribute("data-to-move"))]
+        expect(status_of(chef)).to_have_attribute("data-phase", "cut", timeout=WAIT)
+        swap = chef.get_by_test_id("marianne-form")
+        expect(swap).to_be_visible()
+        gives = swap.locator('input[name="give"]')
+        gets = swap.locator('input[name="get"]')
+        assert gives.count() >= 2 and gets.count() >= 3
+        for k in range(2):
+            swap.get_by_test_id(f"give-{gives.nth(k).get_attribute('value')}").click()
+        if gives.count() > 2:
+            expect(gives.nth(2)).to_be_disabled()
+        first = gets.nth(0).get_attribute("id").removeprefix("marianne-")
+        swap.get_by_test_id(f"get-{first}").click()
+        # The second slice to get is ticked by clicking it where the other player's slices
+        # are listed.
+        second = gets.nth(1).get_attribute("id").removeprefix("marianne-")
+        chef.locator(f'#table-players .kept-slice[data-slice-id="{second}"]').click()
+        expect(gets.nth(1)).to_be_checked()
+        expect(chef.locator(f'#table-players .kept-slice[data-slice-id="{second}"]')).to_have_class(
+            re.compile("picked")
+        )
+        expect(gets.nth(2)).to_be_disabled()
+        version = int(status_of(chef).get_attribute("data-version"))
+        swap.get_by_role("button", name="Play La Marianne").click()
+        for page in pages:
+            expect(status_of(page)).to_have_attribute(
+                "data-version", str(version + 1), timeout=WAIT
+            )
+        expect(chef.locator("#page-error p")).to_have_count(0)
+        expect(chef.locator("#table-log")).to_contain_text("plays La Marianne")
+        expect(chef.get_by_test_id("marianne-form")).to_have_count(0)
+    finally:
+        for context in contexts:
+            context.close()
