@@ -102,6 +102,13 @@
       var full = boxes.filter(function (box) { return box.checked; }).length >= Number(fieldset.dataset.pick);
       boxes.forEach(function (box) { box.disabled = full && !box.checked; });
     });
+    // The players a kept finisher may take a slice from can be clicked in the kept lists.
+    var take = checkedValues("take")[0];
+    $$("#table-players .kept-lists li[data-seat]").forEach(function (row) {
+      var radio = take === undefined ? null : $('#take-form .steal[data-portion="' + take + '"] input[type=radio][value="' + row.dataset.seat + '"]');
+      row.classList.toggle("steal-target", Boolean(radio));
+      row.classList.toggle("stolen-from", Boolean(radio) && radio.checked);
+    });
     // The kept slices listed under the table show what La Marianne's holder has ticked.
     $$("#table-players .kept-slice").forEach(function (slice) {
       var box = document.getElementById("marianne-" + slice.dataset.sliceId);
@@ -109,6 +116,19 @@
       slice.classList.toggle("picked", Boolean(box) && box.checked);
     });
   }
+
+  // A finisher's steal target may also be chosen by clicking that player's kept slices.
+  document.addEventListener("click", function (event) {
+    var row = event.target.closest && event.target.closest("#table-players .kept-lists li[data-seat]");
+    if (!row || (event.target.closest(".kept-slice.pickable"))) return;
+    var take = checkedValues("take")[0];
+    if (take === undefined) return;
+    var radio = $('#take-form .steal[data-portion="' + take + '"] input[type=radio][value="' + row.dataset.seat + '"]');
+    if (radio && !radio.checked) {
+      radio.checked = true;
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  });
 
   // La Marianne's holder may also tick a slice by clicking it in the kept slices' lists.
   document.addEventListener("click", function (event) {
