@@ -86,7 +86,13 @@ def open_against_bots(browser, live_site: str, size: str, game: str, bots: int):
 
     expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
     mark_loaded(page)
+    # Every script error on the page is kept, and the tests check there was none.
+    page.evaluate("window.__errors = []; addEventListener('error', e => __errors.push(e.message))")
     return context, page
+
+
+def no_script_errors(page) -> None:
+    assert page.evaluate("window.__errors") == []
 
 
 def wait_for_my_turn(page) -> bool:
@@ -137,6 +143,7 @@ def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, brows
         assert moves >= 5
         expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
         assert page.evaluate("window.__sameDocument === true")
+        no_script_errors(page)
         # The bots' moves were shown one after another over the board, each with its sentence.
         captions = page.evaluate("window.__captions")
         assert any(re.search(r"Bot \(level 1\), seat \d (cuts|takes)", c) for c in captions)
@@ -172,6 +179,7 @@ def test_a_pizza_party_duel_by_clicking_the_hexes(live_site, browser, size):
         assert moves >= 5
         expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
         assert page.evaluate("window.__sameDocument === true")
+        no_script_errors(page)
     finally:
         context.close()
 
@@ -203,5 +211,6 @@ def test_cafe_fatal_against_two_bots_by_clicking_the_tables(live_site, browser, 
         assert moves >= 5
         expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
         assert page.evaluate("window.__sameDocument === true")
+        no_script_errors(page)
     finally:
         context.close()
