@@ -21,8 +21,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from players.friends import friend_ids
 
@@ -182,6 +182,9 @@ def table_context(
         "to_move": [],
         "log": [],
         "announced": [],
+        "last_move": None,
+        "last_move_number": None,
+        "playback": [],
         "timer": None,
         "result": None,
         "winners": [],
@@ -199,6 +202,14 @@ def table_context(
         bots = {i for i, seat in seats.items() if seat.is_bot}
         context["log"] = log_lines(engine, state, rows, names, you, bots)
         context["announced"] = announced_lines(context["log"])
+        public_log = (
+            context["log"] if you is None else log_lines(engine, state, rows, names, None, bots)
+        )
+        mark_last_move(engine, presenter, state, context["game"])
+        context["last_move"] = public_log[-1] if public_log else None
+        context["last_move_number"] = len(state["log"]) - 1
+        if match.is_playing or match.status == Match.Status.FINISHED:
+            context["playback"] = playback_steps(match, engine, presenter, names, public_log)
     if match.is_playing and match.deadline:
         context["timer"] = timer_info(match.deadline, [names[s] for s in context["to_move"]])
     if match.status == Match.Status.FINISHED:
@@ -384,6 +395,84 @@ def announced_lines(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(reversed(tail[:ANNOUNCED_MOVES]))
 
 
+# --- what just happened ---------------------------------------------------------------------------
+#: How many boards before the current one the page plays back after automatic moves.
+PLAYBACK_STEPS = ANNOUNCED_MOVES
+
+
+def mark_last_move(engine: Engine, presenter: Presenter, state: State, game: dict) -> None:
+    """Let the presenter highlight the last move that everyone may see and that shows on the
+    board (a secret pick is not one until its step is revealed; a roll of dice draws nothing)."""
+    final = engine.is_over(state)
+    for seat, move in reversed(state["log"]):
+        shown = engine.record_move(seat, move, None, final) is not None
+        if shown and presenter.mark_last_move(game, seat, move):
+            return
+
+
+def playback_steps(
+    match: Match,
+    engine: Engine,
+    presenter: Presenter,
+    names: list[str],
+    public_log: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The boards between the last move a person made and now, when bots, chance or timeouts
+    moved after it: the page shows them one after another, each with the sentence of the move
+    that made it, before the board as it is. Spectator views only, so nothing hidden shows."""
+    tail = announced_lines(public_log)[-PLAYBACK_STEPS:]
+    if not tail:
+        return []
+    # Every viewer of a version sees the same boards: rendered once per version and language.
+    # (The secret seed tells two matches apart where a test database reuses ids.)
+    key = (match.pk, match.seed, match.version, len(public_log), get_language())
+    if key not in _PLAYBACK_CACHE:
+        while len(_PLAYBACK_CACHE) >= PLAYBACK_CACHE_SIZE:
+            # The oldest entry goes; another thread may have taken it already.
+            _PLAYBACK_CACHE.pop(next(iter(_PLAYBACK_CACHE), None), None)
+        _PLAYBACK_CACHE[key] = _playback_boards(match, engine, presenter, names, public_log, tail)
+    return _PLAYBACK_CACHE[key]
+
+
+_PLAYBACK_CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+PLAYBACK_CACHE_SIZE = 64
+
+
+def _playback_boards(
+    match: Match,
+    engine: Engine,
+    presenter: Presenter,
+    names: list[str],
+    public_log: list[dict[str, Any]],
+    tail: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    first = public_log.index(tail[0])
+    # The board after the move before the automatic ones, then after each automatic move but the
+    # last (the live board shows that one).
+    shown = [public_log[first - 1]] if first > 0 else []
+    shown += tail[:-1]
+    if not shown:
+        return []
+    stops = {line["move"]: line for line in shown}
+    payloads = (
+        Move.objects.filter(match=match, number__lte=max(stops))
+        .order_by("number")
+        .values_list("number", "seat", "payload")
+    )
+    state = engine.new_game(match.seats_count, match.options)
+    steps = []
+    for number, seat, payload in payloads:
+        state = engine.apply(state, seat, payload)
+        if number in stops:
+            game = presenter.game_context(engine.view(state, None), names)
+            # A move that draws nothing of its own (a roll of dice) needs no board of its own.
+            if not presenter.mark_last_move(game, seat, payload):
+                continue
+            html = render_to_string(presenter.templates["board"], {"game": game})
+            steps.append({"move": number, "text": stops[number]["text"], "board": html})
+    return steps
+
+
 # --- the result ----------------------------------------------------------------------------------
 def result_table(
     match: Match,
@@ -448,10 +537,13 @@ def replay_context(match: Match, step: int) -> dict[str, Any]:
     result = None
     if engine.is_over(state):
         result = result_table(match, engine, presenter, seats, names, state=state)
+    game = presenter.game_context(engine.view(state, None), names)
+    if step:
+        mark_last_move(engine, presenter, state, game)
     return {
         "table": table_info(match, engine, seats, None, invite),
         "parts": presenter.templates,
-        "game": presenter.game_context(engine.view(state, None), names),
+        "game": game,
         "moves": None,
         "log": log[:step],
         "step": step,

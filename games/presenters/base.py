@@ -63,6 +63,12 @@ class Presenter:
         """The move a submitted move form describes; ``MoveFormError`` when it is not one."""
         raise NotImplementedError
 
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> bool:
+        """Mark on ``game`` (from ``game_context``) what ``move`` changed on the board, so that
+        the board highlights it; whether it marked anything (if not, the move before is asked).
+        By default nothing."""
+        return True
+
 
 # --- helpers for presenters ----------------------------------------------------------------------
 def whole_number(value: Any, message: str) -> int:

@@ -118,6 +118,14 @@ class CafeFatalPresenter(Presenter):
         ]
         return {"place": {"values": values, "first": first, "targets": targets}}
 
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> bool:
+        place = move.get("place") if isinstance(move, dict) else None
+        if not isinstance(place, dict):
+            return False  # a roll or the food served: the placement before is still marked
+        for table in game["board"]["tables"]:
+            table["last_move"] = table["table"] == place.get("table")
+        return True
+
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
         action_of(data, ("place",))

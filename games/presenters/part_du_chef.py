@@ -34,6 +34,16 @@ BAND_AT = 1.035
 OLIVE_SPREAD_DEGREES = 6.5
 
 
+#: The controls laid over the pizza (in SVG units): cut marks on the rim between two slices,
+#: a portion's badge, and a bite mark on each slice that may be eaten.
+VIEW = 360.0
+CUT_MARK_AT = 1.14
+CUT_MARK_SIZE = 30.0
+PORTION_MARK_SIZE = 34.0
+BITE_AT = 0.6
+BITE_SIZE = 28.0
+
+
 def _angle(position: float) -> float:
     """The angle (radians) of a position's start edge: position 0 starts at the top, clockwise."""
     return math.radians(-90 + position * 360 / SLICES_PER_PIZZA)
@@ -58,6 +68,18 @@ def arc_path(first: int, length: int, radius: float) -> str:
     large = 1 if length * 360 / SLICES_PER_PIZZA > 180 else 0
     r = number(radius)
     return f"M{x1} {y1} A{r} {r} 0 {large} 1 {x2} {y2}"
+
+
+def overlay_box(angle: float, radius: float, size: float) -> dict[str, str]:
+    """Where a control laid over the pizza sits, as percentages of the drawing's box (the
+    viewBox is square, -180 to 180): centred on the point at ``angle`` and ``radius``."""
+    x = radius * math.cos(angle) + VIEW / 2
+    y = radius * math.sin(angle) + VIEW / 2
+    return {
+        "left": number(100 * (x - size / 2) / VIEW, 3),
+        "top": number(100 * (y - size / 2) / VIEW, 3),
+        "size": number(100 * size / VIEW, 3),
+    }
 
 
 def slice_geometry(position: int, olives: int) -> dict[str, Any]:
@@ -107,8 +129,8 @@ def describe_slice(slice_id: int, code: str | None) -> dict[str, Any]:
             "edible": False,
             "short": "?",
             "name": _("Unknown slice"),
-            "label": f"? #{slice_id}",
-            "title": _("Slice #%(id)s") % {"id": slice_id},
+            "label": "?",
+            "title": _("Unknown slice"),
         }
     finisher = code.endswith("*")
     base = code.rstrip("*")
@@ -138,9 +160,8 @@ def describe_slice(slice_id: int, code: str | None) -> dict[str, Any]:
         "edible": kind is not None,
         "short": short,
         "name": name,
-        "label": f"{short}{star} #{slice_id}",
-        "title": _("Slice #%(id)s: %(details)s")
-        % {"id": slice_id, "details": ", ".join(str(d) for d in details)},
+        "label": f"{short}{star}",
+        "title": ", ".join(str(d) for d in details),
     }
 
 
@@ -183,6 +204,7 @@ class PartDuChefPresenter(Presenter):
             "kept_by_seat": kept_by_seat,
             "kinds": _kinds(),
             "chillies": _chilli_step(view, names),
+            "previous": _previous_pizza(view, names),
         }
 
     # --- what one seat adds ----------------------------------------------------------------------
@@ -191,7 +213,7 @@ class PartDuChefPresenter(Presenter):
     ) -> dict[str, Any]:
         context: dict[str, Any] = {
             "cut_form": None,
-            "take_forms": [],
+            "take_form": None,
             "marianne_form": None,
             "chilli_form": None,
             "your_chillies": None,
@@ -206,12 +228,20 @@ class PartDuChefPresenter(Presenter):
             return context
         codes = revealed_codes(view)
         if view["phase"] == "cut":
-            context["cut_form"] = {"n": view["players"], "slices": game["board"]["slices"]}
+            context["cut_form"] = _cut_form(view["players"], game["board"]["slices"])
         elif view["phase"] == "take":
-            context["take_forms"] = _take_forms(view, names, you, codes, game["kept_by_seat"])
+            context["take_form"] = _take_form(view, names, you, codes, game["kept_by_seat"])
         if game["marianne_holder"] == you:
             context["marianne_form"] = _marianne_form(names, you, game["kept_by_seat"])
         return context
+
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> bool:
+        board = game["board"]
+        if board is None or not isinstance(move, dict) or "take" not in move:
+            return True  # a cut is drawn by its lines; a new pizza has no last move on it
+        for s in board["slices"]:
+            s["last_move"] = s["portion"] == move["take"]
+        return True
 
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
@@ -231,26 +261,40 @@ class PartDuChefPresenter(Presenter):
             ]
             return {"cut": sorted(positions)}
         if action == "take":
-            not_a_slice = _("A slice must be named by its number.")
-            move: dict[str, Any] = {
-                "take": whole_number(data.get("take"), _("Choose a portion.")),
-                "eat": [whole_number(i, not_a_slice) for i in data.getlist("eat")],
-            }
-            steal = {}
-            for kind in KINDS:
-                target = data.get(f"steal_{kind}")
-                if target:
-                    steal[kind] = whole_number(target, _("Choose the player to take a slice from."))
-            if steal:
-                move["steal"] = steal
-            return move
-        give, get = [], []
-        for pair in (1, 2):
-            give.append(whole_number(data.get(f"give_{pair}"), _("Choose two slices to give.")))
-            seat, _sep, slice_id = (data.get(f"get_{pair}") or "").partition(":")
-            message = _("Choose two slices to get.")
-            get.append([whole_number(seat, message), whole_number(slice_id, message)])
-        return {"marianne": {"give": give, "get": get}}
+            return _take_from_post(data)
+        return {"marianne": _marianne_from_post(data)}
+
+
+def _previous_pizza(view: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
+    """How the last pizza was shared, shown on the board until the chef cuts the next one (or
+    at the end): who has each of its slices now, and who ate which."""
+    k = view["round"] - 1 if view["round"] is not None else len(view["pizzas"]) - 1
+    if k < 0 or view["cut"] or k >= len(view["pizzas"]):
+        return None
+    codes = revealed_codes(view)
+    base = SLICES_PER_PIZZA * k
+    owner: dict[int, tuple[int, bool]] = {}
+    for entry in view["seats"]:
+        for slice_id in entry["kept"]:
+            owner[slice_id] = (entry["seat"], False)
+        for slice_id in entry["eaten"]:
+            owner[slice_id] = (entry["seat"], True)
+    wedges, shares = [], {}
+    for position in range(SLICES_PER_PIZZA):
+        slice_id = base + position
+        info = describe_slice(slice_id, codes.get(slice_id))
+        seat, eaten = owner.get(slice_id, (None, False))
+        wedges.append({"d": wedge_path(position), "seat": seat, "eaten": eaten})
+        if seat is not None:
+            share = shares.setdefault(seat, {"kept": [], "eaten": []})
+            share["eaten" if eaten else "kept"].append(info["label"])
+    return {
+        "number": k + 1,
+        "wedges": wedges,
+        "shares": [
+            {"seat": seat, "name": names[seat], **share} for seat, share in sorted(shares.items())
+        ],
+    }
 
 
 def _kinds() -> list[dict[str, Any]]:
@@ -399,52 +443,134 @@ def _player(
     }
 
 
-def _take_forms(
+def _cut_form(players: int, slices: list[dict[str, Any]]) -> dict[str, Any]:
+    """A cut mark on the rim before each slice: ticking it starts a portion there."""
+    marks = []
+    for s in slices:
+        before = slices[s["position"] - 1]
+        marks.append(
+            {
+                "position": s["position"],
+                "label": _("Cut between %(before)s and %(after)s (position %(position)s)")
+                % {"before": before["short"], "after": s["short"], "position": s["position"]},
+                "box": overlay_box(_angle(s["position"]), CUT_MARK_AT * RADIUS, CUT_MARK_SIZE),
+            }
+        )
+    return {"n": players, "marks": marks}
+
+
+def _take_form(
     view: dict[str, Any],
     names: list[str],
     you: int,
     codes: dict[int, str],
     kept_by_seat: dict[int, list[dict[str, Any]]],
-) -> list[dict[str, Any]]:
-    forms = []
+) -> dict[str, Any]:
+    """The free portions, each with its badge to click, the slices that may be eaten (a bite
+    mark on each) and whom a kept finisher may take a slice from."""
+    portions = []
     for portion in view["portions"]:
         if portion["taken_by"] is not None:
             continue
+        first = portion["slices"][0] % SLICES_PER_PIZZA
+        length = len(portion["slices"])
         slices = [describe_slice(i, codes.get(i)) for i in portion["slices"]]
+        edible = [
+            {
+                **s,
+                "value": f"{portion['index']}:{s['id']}",
+                "box": overlay_box(_angle(s["position"] + 0.5), BITE_AT * RADIUS, BITE_SIZE),
+            }
+            for s in slices
+            if s["edible"]
+        ]
         steals = []
         for s in slices:
             if not (s["finisher"] and s["kind"]):
                 continue
             targets = [
-                {"seat": other, "name": names[other]}
-                for other, kept in kept_by_seat.items()
+                {
+                    "seat": other,
+                    "name": names[other],
+                    "count": sum(1 for k in kept if k["kind"] == s["kind"]),
+                }
+                for other, kept in sorted(kept_by_seat.items())
                 if other != you and any(k["kind"] == s["kind"] for k in kept)
             ]
             steals.append({"kind": s["kind"], "name": s["name"], "slice": s, "targets": targets})
-        forms.append(
+        portions.append(
             {
                 "index": portion["index"],
                 "slices": slices,
-                "edible": [s for s in slices if s["edible"]],
+                "summary": ", ".join(s["short"] + ("★" if s["finisher"] else "") for s in slices),
+                "edible": edible,
                 "steals": steals,
+                "box": overlay_box(
+                    _angle(first + length / 2), PORTION_LABEL_AT * RADIUS, PORTION_MARK_SIZE
+                ),
             }
         )
-    return forms
+    return {"portions": portions}
+
+
+def _take_from_post(data: QueryDict) -> Move:
+    """The take form: the portion's radio, the bite marks ticked on it and a steal target per
+    kept finisher. Bites and steals ticked on another portion before the player changed their
+    mind are named with that portion and left out."""
+    take = whole_number(data.get("take"), _("Choose a portion."))
+    not_a_slice = _("A slice must be named by its number.")
+    eat = []
+    for value in data.getlist("eat"):
+        portion, colon, slice_id = value.rpartition(":")
+        if colon and whole_number(portion, not_a_slice) != take:
+            continue
+        eat.append(whole_number(slice_id, not_a_slice))
+    steal = {}
+    for kind in KINDS:
+        target = data.get(f"steal_{take}_{kind}") or data.get(f"steal_{kind}")
+        if target:
+            steal[kind] = whole_number(target, _("Choose the player to take a slice from."))
+    move: dict[str, Any] = {"take": take, "eat": eat}
+    if steal:
+        move["steal"] = steal
+    return move
+
+
+def _marianne_from_post(data: QueryDict) -> dict[str, Any]:
+    """Two slices ticked to give and two to get (``seat:id``); the older form named them
+    ``give_1``, ``give_2``, ``get_1``, ``get_2``."""
+    gives = data.getlist("give") or [data.get(f"give_{pair}") for pair in (1, 2)]
+    gets = data.getlist("get") or [data.get(f"get_{pair}") for pair in (1, 2)]
+    give_message, get_message = _("Choose two slices to give."), _("Choose two slices to get.")
+    if len(gives) != 2:
+        raise MoveFormError(give_message)
+    if len(gets) != 2:
+        raise MoveFormError(get_message)
+    give = [whole_number(i, give_message) for i in gives]
+    get = []
+    for value in gets:
+        seat, _sep, slice_id = (value or "").partition(":")
+        get.append([whole_number(seat, get_message), whole_number(slice_id, get_message)])
+    return {"give": give, "get": get}
 
 
 def _marianne_form(
     names: list[str], you: int, kept_by_seat: dict[int, list[dict[str, Any]]]
 ) -> dict[str, Any] | None:
+    """Your kept slices to give and the others' kept slices to get, each a slice to tick."""
     mine = kept_by_seat.get(you, [])
     others = [
-        {"value": f"{seat}:{s['id']}", "label": f"{names[seat]}: {s['label']}"}
+        {
+            "seat": seat,
+            "name": names[seat],
+            "slices": [{**s, "value": f"{seat}:{s['id']}"} for s in kept],
+        }
         for seat, kept in sorted(kept_by_seat.items())
-        if seat != you
-        for s in kept
+        if seat != you and kept
     ]
-    if len(mine) < 2 or len(others) < 2:
+    if len(mine) < 2 or sum(len(o["slices"]) for o in others) < 2:
         return None
-    return {"mine": mine, "others": others, "pairs": [1, 2]}
+    return {"mine": mine, "others": others}
 
 
 PRESENTER = register(PartDuChefPresenter())

@@ -121,8 +121,11 @@ class PizzaPartyPresenter(Presenter):
                 )
             context["place"] = {"targets": targets}
         elif moving and view["phase"] == "cut":
-            context["pick"] = {"faces": list(FACES)}
+            context["pick"] = {"faces": list(FACES), "ticks": _pick_ticks(game["colours"][you])}
         return context
+
+    def mark_last_move(self, game: dict[str, Any], seat: int, move: Move) -> bool:
+        return _mark_place(game, move)
 
     # --- forms → moves ----------------------------------------------------------------------------
     def move_from_post(self, data: QueryDict) -> Move:
@@ -134,6 +137,40 @@ class PizzaPartyPresenter(Presenter):
             raise MoveFormError(_("Click a cell to add your topping."))
         message = _("A cell is written as two whole numbers.")
         return {"place": [whole_number(q, message), whole_number(r, message)]}
+
+
+def _mark_place(game: dict[str, Any], move: Move) -> bool:
+    place = move.get("place") if isinstance(move, dict) else None
+    if not isinstance(place, list):
+        # A pick draws nothing of its own: the cut it completes is drawn until the next picks.
+        return "cut" in move if isinstance(move, dict) else True
+    for cell in game["board"]["cells"]:
+        cell["last_move"] = [cell["q"], cell["r"]] == place
+    return True
+
+
+#: A pick's button on the board: the numbered tick at the end of the cut line.
+TICK_BUTTON = 20.0
+
+
+def _pick_ticks(colour: dict[str, Any]) -> list[dict[str, Any]]:
+    """Buttons over the numbered ticks of the player's own axis, as percentages of the drawing."""
+    if colour["axis"] is None:
+        return []
+    axis = AXES.index(colour["axis"])
+    ticks = []
+    for n in FACES:
+        (tx, ty), _far = line_ends(axis, n, TICK_REACH)
+        ticks.append(
+            {
+                "n": n,
+                "left": number(100 * (tx - TICK_BUTTON / 2 + 150) / 300, 3),
+                "top": number(100 * (ty - TICK_BUTTON / 2 + 140) / 280, 3),
+                "width": number(100 * TICK_BUTTON / 300, 3),
+                "height": number(100 * TICK_BUTTON / 280, 3),
+            }
+        )
+    return ticks
 
 
 def _colour(entry: dict[str, Any], names: list[str], view: dict[str, Any]) -> dict[str, Any]:

@@ -58,14 +58,14 @@ def test_a_frame_of_the_version_shown_never_resets_a_cut_being_chosen(live_site,
             "window.__frames = 0;"
             "document.addEventListener('htmx:wsBeforeMessage', () => window.__frames++)"
         )
-        boxes = chef.get_by_test_id("cut-form").locator("input[name=cut]")
-        boxes.nth(0).check()
+        boxes = chef.locator("#table-targets input[name=cut]")
+        chef.get_by_test_id("cut-0").click()
         for frame in held:
             sockets[0].send(frame)
         chef.wait_for_function("window.__frames >= 1")
         expect(boxes.nth(0)).to_be_checked()
 
-        boxes.nth(6).check()
+        chef.get_by_test_id("cut-6").click()
         chef.get_by_test_id("cut-form").get_by_role("button", name="Cut the pizza").click()
         expect(chef.locator("#page-error p")).to_have_count(0)
         for page in pages:

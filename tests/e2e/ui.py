@@ -52,14 +52,10 @@ def play_la_part_du_chef(
         if phase == "chillies":
             assign_chillies(page)
         elif phase == "cut":
-            form = page.get_by_test_id("cut-form")
-            boxes = form.locator("input[name=cut]")
-            for position in cut:
-                boxes.nth(position).check()
-            form.get_by_role("button", name="Cut the pizza").click()
+            cut_on_the_board(page, cut)
             moves += 1
         else:
-            page.get_by_test_id("take-form").first.locator("button[type=submit]").click()
+            take_on_the_board(page, eat=moves % 2 == 1)
             moves += 1
         for other in watchers:
             expect(status_of(other)).to_have_attribute(
@@ -67,6 +63,38 @@ def play_la_part_du_chef(
             )
         expect(page.locator("#page-error p")).to_have_count(0)
     return moves
+
+
+def cut_on_the_board(page, cut: tuple[int, ...], before_cutting=None) -> None:
+    """The chef clicks the cut marks on the rim; the portions are previewed before the cut."""
+    from playwright.sync_api import expect
+
+    for position in cut:
+        page.get_by_test_id(f"cut-{position}").click()
+    preview = page.get_by_test_id("cut-preview")
+    expect(preview).to_contain_text("Portion 0:")
+    expect(page.locator("#table-board .pizza .slice.preview-0").first).to_be_attached()
+    if before_cutting:
+        before_cutting()
+    page.get_by_test_id("cut-form").get_by_role("button", name="Cut the pizza").click()
+
+
+def take_on_the_board(page, eat: bool = False, before_taking=None) -> None:
+    """Click the first free portion's number on the pizza (and, with ``eat``, the first slice
+    of it that may be eaten), then take it."""
+    from playwright.sync_api import expect
+
+    mark = page.locator("#table-targets .portion-mark").first
+    mark.click()
+    portion = mark.get_attribute("data-portion")
+    expect(page.get_by_test_id("take-preview")).to_contain_text(f"Portion {portion}:")
+    bites = page.locator(f'#table-targets .bite-mark[data-portion="{portion}"]')
+    if eat and bites.count():
+        bites.first.click()
+        expect(page.get_by_test_id("take-preview")).to_contain_text("You eat:")
+    if before_taking:
+        before_taking()
+    page.get_by_test_id("take-form").get_by_role("button", name="Take the portion").click()
 
 
 def assign_chillies(page, first_kind: str | None = None) -> None:

@@ -34,7 +34,9 @@ def test_the_pizza_is_drawn_with_every_slice_labelled():
     assert svg.count('class="slice kind-B') == 1
     assert svg.count('class="slice kind-C') == pizza.count("C")
     for slice_id in range(13):
-        assert f'data-slice-id="{slice_id}"' in svg and f">#{slice_id}<" in svg
+        assert f'data-slice-id="{slice_id}"' in svg
+    # Slice ids are for the API: a player reads slices by their kind and olives.
+    assert ">#" not in svg and "slice ids" not in html and "Table version" not in html
 
 
 def test_the_cut_shows_portions_and_the_take_forms():
@@ -48,10 +50,17 @@ def test_the_cut_shows_portions_and_the_take_forms():
     assert svg.count('data-portion="0"') == 4 + 1  # four slices and the portion's own group
     chooser = ENGINE.to_move(match.state)[0]
     forms = rendering.render_table_fragments(match, users[chooser])
-    assert forms.count('data-testid="take-form"') == 3
+    assert forms.count('data-testid="take-form"') == 1
     assert 'data-testid="cut-form"' not in forms
+    # Each free portion's number on the board is a radio of the take form; each edible slice
+    # carries a bite mark naming its portion.
+    targets = re.findall(r'name="take" value="(\d)" form="take-form"', forms)
+    assert targets == ["0", "1", "2"]
     edible = [i for i in range(13) if match.state["pizzas"][0][i][0] in "MRFVT"]
-    assert forms.count('name="eat"') == len(edible)
+    bites = re.findall(r'name="eat" value="(\d):(\d+)" form="take-form"', forms)
+    assert sorted(int(i) for _p, i in bites) == edible
+    portions = match.state["portions"]
+    assert all(int(i) in portions[int(p)] for p, i in bites)
     for viewer in (chef_user, AnonymousUser()):
         assert 'data-testid="take-form"' not in rendering.render_table_fragments(match, viewer)
 
@@ -135,7 +144,16 @@ def test_la_marianne_is_offered_to_its_holder_only():
         html = rendering.render_table_fragments(match, user)
         assert ('data-testid="marianne-form"' in html) == (index == seat)
     html = rendering.render_table_fragments(match, users[seat])
-    assert 'name="give_1"' in html and 'name="get_2"' in html
+    kept = match.state["kept"]
+    gives = re.findall(r'name="give" value="(\d+)"', html)
+    assert sorted(int(i) for i in gives) == sorted(kept[seat])
+    gets = re.findall(r'name="get" value="(\d):(\d+)"', html)
+    others = sorted((other, i) for other in range(3) if other != seat for i in kept[other])
+    assert sorted((int(o), int(i)) for o, i in gets) == others
+    # Each slice listed under the table is named like its box, so a click there ticks it.
+    for _owner, slice_id in others:
+        assert f'id="marianne-{slice_id}" name="get"' in html
+        assert f'class="kept-slice" data-slice-id="{slice_id}"' in html
     assert "La Marianne is with" in html
 
 
@@ -220,3 +238,87 @@ def test_a_forged_chilli_form_is_refused_with_a_sentence(fields, sentence):
     assert answer.status_code == 400 and escape(sentence) in answer.content.decode()
     match.refresh_from_db()
     assert match.version == version
+
+
+# --- the board's controls ----------------------------------------------------------------------
+def test_the_chef_cuts_by_ticking_cut_marks_on_the_rim_each_labelled_with_its_two_slices():
+    match, users = started_table(players=3)
+    chef = ENGINE.to_move(match.state)[0]
+    html = rendering.render_table_fragments(match, users[chef])
+    marks = re.findall(
+        r'name="cut" value="(\d+)" form="cut-form"><span class="sr-only">([^<]*)<', html
+    )
+    assert [int(p) for p, _label in marks] == list(range(13))
+    pizza = match.state["pizzas"][0]
+    _position, label = marks[4]
+    assert label == f"Cut between {code_label(pizza[3])} and {code_label(pizza[4])} (position 4)"
+    for viewer in (users[(chef + 1) % 3], AnonymousUser()):
+        assert 'name="cut"' not in rendering.render_table_fragments(match, viewer)
+    answer = post_move(match, users[chef], action="cut", cut=["9", "0", "4"])
+    assert answer.status_code == 302
+    match.refresh_from_db()
+    assert match.state["cut"] == [0, 4, 9]
+
+
+def test_a_portion_is_taken_with_the_bites_and_steals_ticked_on_it_and_not_on_another():
+    match, users = started_table(players=3)
+    chef = ENGINE.to_move(match.state)[0]
+    match = services.play(match.pk, users[chef], {"cut": [0, 4, 9]}, match.version)
+    chooser = ENGINE.to_move(match.state)[0]
+    pizza = match.state["pizzas"][0]
+    portions = match.state["portions"]
+    edible = {
+        p: [i for i in portions[p] if pizza[i][0] in "MRFVT" and not pizza[i].endswith("*")]
+        for p in range(3)
+    }
+    take = next(p for p in range(3) if edible[p])
+    other = next(p for p in range(3) if p != take)
+    # The player ticked a bite on another portion first, then changed their mind.
+    stale = [f"{other}:{i}" for i in edible[other][:1]]
+    answer = post_move(
+        match,
+        users[chooser],
+        action="take",
+        take=str(take),
+        eat=[f"{take}:{edible[take][0]}", *stale],
+        **{f"steal_{other}_M": "0"},
+    )
+    assert answer.status_code == 302, answer.content
+    match.refresh_from_db()
+    assert match.state["taken_by"][take] == chooser
+    assert edible[take][0] in match.state["eaten"][chooser]
+    assert not set(edible[other]) & set(match.state["eaten"][chooser])
+
+
+@pytest.mark.parametrize(
+    ("fields", "sentence"),
+    [
+        ({}, "Choose a portion."),
+        ({"take": "1", "eat": ["1:x"]}, "A slice must be named by its number."),
+    ],
+)
+def test_a_forged_take_form_is_refused_and_changes_nothing(fields, sentence):
+    match, users = started_table(players=3)
+    chef = ENGINE.to_move(match.state)[0]
+    match = services.play(match.pk, users[chef], {"cut": [0, 4, 9]}, match.version)
+    chooser = ENGINE.to_move(match.state)[0]
+    version = match.version
+    answer = post_move(match, users[chooser], action="take", **fields)
+    assert answer.status_code == 400 and escape(sentence) in answer.content.decode()
+    match.refresh_from_db()
+    assert match.version == version
+
+
+def test_la_marianne_needs_exactly_two_slices_ticked_on_each_side():
+    from django.http import QueryDict
+
+    from games.presenters import get_presenter
+    from games.presenters.base import MoveFormError
+
+    presenter = get_presenter("part-du-chef")
+    move = presenter.move_from_post(QueryDict("action=marianne&give=3&give=5&get=1:14&get=2:20"))
+    assert move == {"marianne": {"give": [3, 5], "get": [[1, 14], [2, 20]]}}
+    with pytest.raises(MoveFormError, match="Choose two slices to give"):
+        presenter.move_from_post(QueryDict("action=marianne&give=3&get=1:14&get=2:20"))
+    with pytest.raises(MoveFormError, match="Choose two slices to get"):
+        presenter.move_from_post(QueryDict("action=marianne&give=3&give=4&get=1:14"))

@@ -96,7 +96,10 @@ def test_each_picker_gets_six_buttons_and_only_the_picker_sees_their_pick():
     match = to_the_picks(match, users)
     for seat in range(3):
         html = fragments(match, user_of_seat(match, users, seat))
-        assert re.findall(r'name="cut" value="(\d)"', html) == list("123456")
+        # Six buttons on the numbered ticks of the picker's own axis, six in the form.
+        assert re.findall(r'name="cut" value="(\d)"', html) == list("123456") * 2
+        on_board = re.findall(r'form="move-form" name="cut" value="(\d)"', html)
+        assert on_board == list("123456")
     picker = 1
     answer = post_move(match, user_of_seat(match, users, picker), action="cut", cut="4")
     assert answer.status_code == 302
