@@ -20,6 +20,7 @@ from pdc_site import gate
 from players.auth import ApiAuthError, api_user
 
 from . import limits, notify, ratelimit, services
+from .clocks import seat_clocks
 from .engines import CHANCE, all_engines
 from .engines.records import export_record
 from .models import Match
@@ -126,6 +127,7 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
     seat = services.seat_of(match, user)
     you = seat.index if seat else None
     seats = {s.index: s for s in match.seats.all()}
+    clocks = seat_clocks(match)
     data: dict[str, Any] = {
         "id": match.pk,
         "game": match.game,
@@ -139,6 +141,7 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
                 "bot": seats[index].is_bot if index in seats else False,
                 "score": seats[index].score if index in seats else None,
                 "rank": seats[index].rank if index in seats else None,
+                "clock": clocks[index].as_json() if index in clocks else None,
             }
             for index in range(match.seats_count)
         ],

@@ -27,6 +27,7 @@ from django.utils.translation import ngettext
 from players.friends import friend_ids
 
 from . import services
+from .clocks import seat_clocks
 from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
 from .models import Match, Move, Seat
@@ -155,6 +156,7 @@ def table_context(
     names = seat_names(seats, match.seats_count)
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     table = table_info(match, engine, seats, me, invite)
+    clocks = seat_clocks(match)
     context: dict[str, Any] = {
         "table": table,
         "parts": presenter.templates,
@@ -168,6 +170,7 @@ def table_context(
                 "abandoned": i in seats and seats[i].abandoned,
                 "score": seats[i].score if i in seats else None,
                 "rank": seats[i].rank if i in seats else None,
+                "clock": clocks.get(i),
             }
             for i in range(match.seats_count)
         ],
