@@ -24,6 +24,7 @@ from .clocks import seat_clocks
 from .engines import CHANCE, all_engines
 from .engines.records import export_record
 from .models import Match
+from .seat_facts import seat_facts
 
 LONG_POLL_SECONDS = 25.0
 #: How often a waiting poll re-reads the table's version (the doorbell may be lost).
@@ -128,6 +129,7 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
     you = seat.index if seat else None
     seats = {s.index: s for s in match.seats.all()}
     clocks = seat_clocks(match)
+    facts = seat_facts(match, seats)
     data: dict[str, Any] = {
         "id": match.pk,
         "game": match.game,
@@ -142,6 +144,8 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
                 "score": seats[index].score if index in seats else None,
                 "rank": seats[index].rank if index in seats else None,
                 "clock": clocks[index].as_json() if index in clocks else None,
+                "elo": facts.get(index, {}).get("elo"),
+                "elo_change": _rounded(facts.get(index, {}).get("elo_change")),
             }
             for index in range(match.seats_count)
         ],
@@ -164,6 +168,10 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
             if len(legal) <= LEGAL_LIST_LIMIT:
                 data["legal"] = legal
     return data
+
+
+def _rounded(delta: float | None) -> float | None:
+    return None if delta is None else round(delta, 1)
 
 
 def players_of(match: Match) -> list[str]:
