@@ -46,3 +46,87 @@ def test_the_seat_to_move_has_a_clock_that_counts_down_without_pushes(live_site,
         page.screenshot(path="/tmp/clocks/clock-desktop.png")
     finally:
         context.close()
+
+
+#: Plays the first legal move of the page's player through the JSON API (the browser's session
+#: and CSRF header), as a quick stand-in for clicking the board; the answer's status.
+PLAY_FIRST_LEGAL_MOVE = """async (id) => {
+  const headers = {...JSON.parse(document.body.getAttribute('hx-headers')),
+                   'Content-Type': 'application/json'};
+  const table = await (await fetch(`/api/tables/${id}`)).json();
+  if (!table.legal || !table.legal.length) return 0;
+  const answer = await fetch(`/api/tables/${id}/moves`, {method: 'POST', headers,
+    body: JSON.stringify({version: table.version, move: table.legal[0]})});
+  return answer.status;
+}"""
+
+COUNT_TURN_SOUNDS = """() => { window.__turnSounds = 0;
+  document.addEventListener('pdc:turn-sound', () => { window.__turnSounds += 1; }); }"""
+
+
+def two_players_at(browser, live_site: str, game: str, mode: str = "friendly"):
+    """Two signed-up players seated at a new table of ``game``: (contexts, pages by seat, id)."""
+    from playwright.sync_api import expect
+
+    suffix = uuid.uuid4().hex[:6]
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(2)]
+    host = sign_up(contexts[0], live_site, f"ann-{suffix}")
+    guest = sign_up(contexts[1], live_site, f"bob-{suffix}")
+    form = host.get_by_test_id("create-form")
+    form.get_by_label("Game").select_option(game)
+    form.get_by_label("Seats").select_option("2")
+    host.select_option("#id_mode", mode)
+    if mode == "ranked":
+        host.select_option("#id_turn_seconds", "900")
+    form.get_by_role("button", name="Open the table").click()
+    expect(host).to_have_url(re.compile(r"/tables/\d+/$"))
+    table_id = int(re.search(r"/tables/(\d+)/", host.url).group(1))
+    guest.goto(host.url)
+    guest.get_by_test_id("join").click()
+    for page in (host, guest):
+        expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
+    by_seat = {int(status_of(p).get_attribute("data-you")): p for p in (host, guest)}
+    return contexts, by_seat, table_id
+
+
+def to_move(page) -> int:
+    return int(status_of(page).get_attribute("data-to-move").split(",")[0])
+
+
+def test_the_tab_title_says_your_turn_and_the_optional_sound_is_remembered(live_site, browser):
+    from playwright.sync_api import expect
+
+    contexts, by_seat, table_id = two_players_at(browser, live_site, "cafe-fatal")
+    try:
+        mover = by_seat[to_move(by_seat[0])]
+        waiter = by_seat[1 - to_move(by_seat[0])]
+        expect(mover).to_have_title(re.compile(r"^● Your turn · "))
+        expect(waiter).not_to_have_title(re.compile("Your turn"))
+
+        # The sound is off until the player switches it on; the choice outlives a reload.
+        toggle = waiter.get_by_test_id("turn-sound")
+        expect(toggle).to_have_attribute("aria-pressed", "false")
+        toggle.click()
+        expect(toggle).to_have_attribute("aria-pressed", "true")
+        waiter.reload()
+        expect(waiter.get_by_test_id("turn-sound")).to_have_attribute("aria-pressed", "true")
+        waiter.evaluate(COUNT_TURN_SOUNDS)
+        mover.evaluate(COUNT_TURN_SOUNDS)
+
+        # Moves until the turn passes to the waiter (a Café Fatal turn may take several moves).
+        while to_move(mover) == int(status_of(mover).get_attribute("data-you")):
+            version = int(status_of(mover).get_attribute("data-version"))
+            assert mover.evaluate(PLAY_FIRST_LEGAL_MOVE, table_id) == 200
+            mover.wait_for_function(
+                "v => Number(document.getElementById('table-status').dataset.version) > v",
+                arg=version,
+                timeout=WAIT,
+            )
+        expect(waiter).to_have_title(re.compile(r"^● Your turn · "), timeout=WAIT)
+        expect(mover).not_to_have_title(re.compile("Your turn"), timeout=WAIT)
+        assert waiter.evaluate("window.__turnSounds") == 1
+        # The mover never switched the sound on: no chime for them, whatever happens.
+        assert mover.evaluate("window.__turnSounds") == 0
+    finally:
+        for context in contexts:
+            context.close()

@@ -1,0 +1,92 @@
+// The table's extras (issue 12): "your turn" in the tab title, an optional sound when the turn
+// comes (off unless the player switched it on; the choice is remembered in this browser), the
+// resign confirmation and the chat form. The page works without this file.
+(function () {
+  "use strict";
+
+  var SOUND_KEY = "pdc.turnSound";
+  var baseTitle = document.title;
+  var wasYourTurn = null;
+  var audio = null;
+
+  function page() {
+    return document.querySelector(".table-page");
+  }
+
+  function isYourTurn() {
+    var status = document.getElementById("table-status");
+    if (!status || status.dataset.status !== "playing" || status.dataset.you === "") return false;
+    return status.dataset.toMove.split(",").indexOf(status.dataset.you) !== -1;
+  }
+
+  function soundOn() {
+    try {
+      return window.localStorage.getItem(SOUND_KEY) === "on";
+    } catch (e) {
+      return false;
+    }
+  }
+
+  // A short two-note chime, made here (no sound file to fetch). Browsers let a page play sound
+  // only after a click on it: the toggle's click (or any later one) wakes the audio up.
+  function chime() {
+    document.dispatchEvent(new CustomEvent("pdc:turn-sound"));
+    var AudioContext = window.AudioContext || window.webkitAudioContext;
+    if (!AudioContext) return;
+    audio = audio || new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+    [660, 880].forEach(function (frequency, index) {
+      var start = audio.currentTime + index * 0.15;
+      var tone = audio.createOscillator();
+      var volume = audio.createGain();
+      tone.frequency.value = frequency;
+      volume.gain.setValueAtTime(0.15, start);
+      volume.gain.exponentialRampToValueAtTime(0.001, start + 0.3);
+      tone.connect(volume).connect(audio.destination);
+      tone.start(start);
+      tone.stop(start + 0.3);
+    });
+  }
+
+  function showTurn() {
+    var article = page();
+    if (!article) return;
+    var yours = isYourTurn();
+    var mark = article.dataset.yourTurnTitle || "Your turn";
+    document.title = yours ? "● " + mark + " · " + baseTitle : baseTitle;
+    if (yours && wasYourTurn === false && soundOn()) chime();
+    wasYourTurn = yours;
+  }
+
+  function showSoundToggle() {
+    var toggle = document.getElementById("turn-sound");
+    if (!toggle) return;
+    toggle.hidden = false;
+    toggle.setAttribute("aria-pressed", soundOn() ? "true" : "false");
+  }
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest("#turn-sound");
+    if (!toggle) return;
+    var on = !soundOn();
+    try {
+      window.localStorage.setItem(SOUND_KEY, on ? "on" : "off");
+    } catch (e) {
+      /* private mode: the choice lasts as long as the page */
+    }
+    toggle.setAttribute("aria-pressed", on ? "true" : "false");
+    if (on && (window.AudioContext || window.webkitAudioContext)) {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      audio.resume();
+    }
+  });
+
+  function refresh() {
+    showTurn();
+    showSoundToggle();
+  }
+
+  document.addEventListener("DOMContentLoaded", refresh);
+  document.addEventListener("htmx:afterSettle", refresh);
+  document.addEventListener("htmx:wsAfterMessage", refresh);
+})();
