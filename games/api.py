@@ -156,6 +156,7 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
         "you": you,
         "deadline": match.deadline.isoformat() if match.deadline else None,
         "end_reason": match.end_reason or None,
+        "rematch": _rematch_id(match),
         "view": None,
     }
     if seat is not None and match.private:
@@ -168,6 +169,13 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
             if len(legal) <= LEGAL_LIST_LIMIT:
                 data["legal"] = legal
     return data
+
+
+def _rematch_id(match: Match) -> int | None:
+    """The table that plays this match again, if any (only a match that is over has one)."""
+    if not match.is_over:
+        return None
+    return Match.objects.filter(rematch_of=match).values_list("pk", flat=True).first()
 
 
 def _rounded(delta: float | None) -> float | None:
@@ -254,6 +262,16 @@ def resign(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     """Give up a running match: the seat ranks last and the bot plays on for it."""
     match = services.resign(user, match_id)
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+
+
+@endpoint("POST", login=True, fields=())
+def rematch(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """ "Play again": a new table with the same players and options (201), or the rematch a
+    player already opened (200); the caller has a seat at it, the other players are invited."""
+    again, created = services.rematch(user, match_id)
+    return JsonResponse(
+        table_json(_match_or_404(again.pk, user), user), status=201 if created else 200
+    )
 
 
 @endpoint("POST", login=True, fields=("version", "move"))

@@ -10,6 +10,7 @@ urlpatterns = [
     path("tables/<int:match_id>/leave", api.leave, name="api-leave"),
     path("tables/<int:match_id>/bots", api.bots, name="api-bots"),
     path("tables/<int:match_id>/resign", api.resign, name="api-resign"),
+    path("tables/<int:match_id>/rematch", api.rematch, name="api-rematch"),
     path("tables/<int:match_id>/moves", api.moves, name="api-moves"),
     path("tables/<int:match_id>/record", api.record, name="api-record"),
     path("players/<str:username>", api.player, name="api-player"),

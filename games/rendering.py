@@ -33,6 +33,7 @@ from .engines.base import State
 from .models import Match, Move, Seat
 from .presenters import Presenter, get_presenter
 from .seat_facts import seat_facts
+from .table_extras import actions_context
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -182,6 +183,7 @@ def table_context(
         "anonymous": not _authenticated(user),
         "error": error,
         "actions": _seat_actions(match, engine, seats, me, user, table),
+        "extras": actions_context(match, me, user),
         "game": None,
         "moves": None,
         "your_turn": False,

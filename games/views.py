@@ -184,6 +184,35 @@ def add_bot(request: HttpRequest, match_id: int) -> HttpResponse:
     return redirect(_table_url(match, _invite(request)))
 
 
+@require_POST
+def resign(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Give up the match (the page asks to confirm first): the seat ranks last, the bot plays on."""
+    if not request.user.is_authenticated:
+        return _to_login(request, reverse("games:table", args=[match_id]))
+    match = _watchable(request, match_id)
+    try:
+        match = services.resign(request.user, match.pk)
+    except services.ServiceError as error:
+        return _seat_refused(request, match, error)
+    if request.htmx:
+        return HttpResponse(rendering.table_fragments(match, request.user, _invite(request)))
+    return redirect(_table_url(match, _invite(request)))
+
+
+@require_POST
+def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
+    """ "Play again": to the new table (or the rematch another player opened first)."""
+    if not request.user.is_authenticated:
+        return _to_login(request, reverse("games:table", args=[match_id]))
+    match = _watchable(request, match_id)
+    try:
+        again, _created = services.rematch(request.user, match.pk)
+    except services.ServiceError as error:
+        return _seat_refused(request, match, error)
+    url = _table_url(again, again.invite_code if again.private else None)
+    return _htmx_redirect(url) if request.htmx else redirect(url)
+
+
 def _seat_refused(request: HttpRequest, match: Match, error: services.ServiceError) -> HttpResponse:
     if request.htmx:
         return HttpResponse(rendering.page_error(error.message))

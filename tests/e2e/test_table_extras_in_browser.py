@@ -54,7 +54,8 @@ PLAY_FIRST_LEGAL_MOVE = """async (id) => {
   const headers = {...JSON.parse(document.body.getAttribute('hx-headers')),
                    'Content-Type': 'application/json'};
   const table = await (await fetch(`/api/tables/${id}`)).json();
-  if (!table.legal || !table.legal.length) return 0;
+  if (!table.to_move.includes(table.you)) return -1;
+  if (!table.legal || !table.legal.length) return -2;
   const answer = await fetch(`/api/tables/${id}/moves`, {method: 'POST', headers,
     body: JSON.stringify({version: table.version, move: table.legal[0]})});
   return answer.status;
@@ -127,6 +128,71 @@ def test_the_tab_title_says_your_turn_and_the_optional_sound_is_remembered(live_
         assert waiter.evaluate("window.__turnSounds") == 1
         # The mover never switched the sound on: no chime for them, whatever happens.
         assert mover.evaluate("window.__turnSounds") == 0
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def play_until_over(page, table_id: int) -> None:
+    """The page's player plays first legal moves through the API until the match is over (the
+    bot plays at once for a seat that resigned)."""
+    from playwright.sync_api import expect
+
+    for _ in range(200):
+        status = status_of(page)
+        if status.get_attribute("data-status") != "playing":
+            return
+        version = int(status.get_attribute("data-version"))
+        played = page.evaluate(PLAY_FIRST_LEGAL_MOVE, table_id)
+        assert played in (200, -1), played  # -1: not this player's turn yet
+        page.wait_for_function(
+            "v => Number(document.getElementById('table-status').dataset.version) > v",
+            arg=version,
+            timeout=WAIT,
+        )
+    expect(status_of(page)).to_have_attribute("data-status", "finished")
+
+
+def test_resign_with_a_confirmation_then_elo_changes_and_play_again(live_site, browser):
+    """A ranked match of two newcomers: ratings beside the names; one resigns (after confirming),
+    the other plays on to the end; the result shows +30 and -30 (K = 60, expected 1/2); the
+    quitter asks to play again and the other joins the rematch from the finished table, live."""
+    from playwright.sync_api import expect
+
+    contexts, by_seat, table_id = two_players_at(browser, live_site, "pizza-party", "ranked")
+    try:
+        quitter, stayer = by_seat[0], by_seat[1]
+        for page in (quitter, stayer):
+            expect(page.locator("#table-seats [data-testid=elo]")).to_have_text(["1500", "1500"])
+
+        # Resigning takes two steps: the button only opens the confirmation.
+        quitter.get_by_text("Resign…").click()
+        confirm = quitter.get_by_test_id("resign-confirm")
+        expect(confirm).to_be_visible()
+        expect(quitter.get_by_text("You will rank last")).to_be_visible()
+        quitter.screenshot(path="/tmp/clocks/resign-confirm.png")
+        confirm.click()
+        expect(quitter.locator("#table-seats li.you .badge", has_text="abandoned")).to_be_visible(
+            timeout=WAIT
+        )
+        expect(quitter.get_by_test_id("resign")).to_have_count(0)
+
+        play_until_over(stayer, table_id)
+        for page in (quitter, stayer):
+            expect(status_of(page)).to_have_attribute("data-status", "finished", timeout=WAIT)
+            changes = page.locator("#table-result [data-testid=elo-change]")
+            expect(changes).to_have_text(["+30 (1500 → 1530)", "-30 (1500 → 1470)"])
+        stayer.screenshot(path="/tmp/clocks/result-elo.png", full_page=True)
+
+        quitter.get_by_test_id("play-again").click()
+        expect(quitter).to_have_url(re.compile(rf"/tables/(?!{table_id}/)\d+/$"))
+        expect(status_of(quitter)).to_have_attribute("data-status", "open")
+        join = stayer.get_by_test_id("play-again")
+        expect(join).to_have_text("Join the rematch", timeout=WAIT)
+        join.click()
+        expect(stayer).to_have_url(quitter.url)
+        for page in (quitter, stayer):
+            expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
     finally:
         for context in contexts:
             context.close()
