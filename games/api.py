@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from pdc_site import gate
 from players.auth import ApiAuthError, api_user
 
-from . import limits, notify, ratelimit, services
+from . import chat, limits, notify, ratelimit, services
 from .clocks import seat_clocks
 from .engines import CHANCE, all_engines
 from .engines.records import export_record
@@ -272,6 +272,37 @@ def rematch(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     return JsonResponse(
         table_json(_match_or_404(again.pk, user), user), status=201 if created else 200
     )
+
+
+@endpoint("GET", "POST", fields=("text",))
+def chat_lines(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """``GET``: the table's latest chat lines the caller has not muted, oldest first (``?before=ID``
+    for older ones) and whom they mute; ``POST {"text"}``: write a line (201)."""
+    invite = request.GET.get("invite")
+    if request.method == "POST":
+        if not user.is_authenticated:
+            raise ApiError(_("Log in or send an API token."), 401)
+        line = chat.post(user, match_id, body_json(request).get("text"), invite)
+        return JsonResponse({"line": chat.line_json(line)}, status=201)
+    match = _match_or_404(match_id, user, invite)
+    before = request.GET.get("before")
+    if before is not None and not before.isdigit():
+        raise ApiError(_("'before' must be the id of a line."), 400)
+    lines = chat.lines_for(match, user, int(before) if before else None)
+    return JsonResponse(
+        {"lines": [chat.line_json(line) for line in lines], "muted": chat.muted_names(user)}
+    )
+
+
+@endpoint("POST", login=True, fields=("player", "muted"))
+def chat_mute(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """``{"player": name, "muted": true | false}``: the caller stops (or starts again) reading
+    that person's lines, at every table; nobody else is affected."""
+    data = body_json(request)
+    names = chat.set_muted(
+        user, match_id, data.get("player"), data.get("muted"), request.GET.get("invite")
+    )
+    return JsonResponse({"muted": names})
 
 
 @endpoint("POST", login=True, fields=("version", "move"))

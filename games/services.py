@@ -67,6 +67,10 @@ class Conflict(ServiceError):
     status = 409
 
 
+class TooMany(ServiceError):
+    status = 429
+
+
 def explain(error: IllegalMove) -> str:
     """An engine's refusal in the active language (the engines speak English and mark their
     sentences with ``gettext_noop``); records and ``manage.py replay`` keep ``str(error)``."""

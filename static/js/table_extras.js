@@ -90,3 +90,13 @@
   document.addEventListener("htmx:afterSettle", refresh);
   document.addEventListener("htmx:wsAfterMessage", refresh);
 })();
+
+// A chat line the server took: empty the input for the next one (a refused line stays, to fix).
+document.addEventListener("chat-sent", function (event) {
+  var form = event.target.closest ? event.target.closest("form") : null;
+  if (form && form.id === "chat-form") {
+    form.reset();
+    var input = form.querySelector("input[name=text]");
+    if (input) input.focus();
+  }
+});
