@@ -196,3 +196,54 @@ def test_resign_with_a_confirmation_then_elo_changes_and_play_again(live_site, b
     finally:
         for context in contexts:
             context.close()
+
+
+def test_players_and_a_spectator_chat_live_markup_is_refused_and_a_mute_is_per_viewer(
+    live_site, browser
+):
+    from playwright.sync_api import expect
+
+    contexts, by_seat, _table_id = two_players_at(browser, live_site, "cafe-fatal")
+    watcher_context = browser.new_context(viewport={"width": 390, "height": 844})
+    contexts.append(watcher_context)
+    try:
+        writer, reader = by_seat[0], by_seat[1]
+        writer_name = writer.get_by_test_id("account-link").text_content().strip()
+        watcher = sign_up(watcher_context, live_site, f"eve-{uuid.uuid4().hex[:6]}")
+        watcher.goto(writer.url)
+        expect(status_of(watcher)).to_have_attribute("data-status", "playing")
+        expect(watcher.get_by_test_id("chat-text")).to_be_visible()
+
+        box = writer.get_by_test_id("chat-text")
+        box.fill("Bonjour à tous & bonne chance <3")
+        box.press("Enter")
+        expect(box).to_have_value("")
+        for page in (writer, reader, watcher):
+            expect(page.get_by_test_id("chat-lines").locator("li")).to_have_count(1, timeout=WAIT)
+            expect(page.locator("#chat-lines .chat-text")).to_have_text(
+                "Bonjour à tous & bonne chance <3"
+            )
+
+        # Markup is refused with a reason; the text stays to be fixed and nobody receives it.
+        box.fill("<b>LOUD</b>")
+        writer.get_by_test_id("chat-send").click()
+        expect(writer.locator("#chat-error")).to_contain_text("plain text")
+        expect(box).to_have_value("<b>LOUD</b>")
+        expect(reader.locator("#chat-lines li")).to_have_count(1)
+
+        # The reader mutes the writer: only the reader stops reading them.
+        reader.get_by_role("button", name=f"Mute {writer_name}").click()
+        expect(reader.locator("#chat-lines li")).to_have_count(0, timeout=WAIT)
+        expect(reader.get_by_test_id("chat-muted")).to_contain_text(writer_name)
+        box.fill("second line")
+        box.press("Enter")
+        expect(watcher.locator("#chat-lines li")).to_have_count(2, timeout=WAIT)
+        expect(writer.locator("#chat-lines li")).to_have_count(2, timeout=WAIT)
+        expect(reader.locator("#chat-lines li")).to_have_count(0)
+        watcher.screenshot(path="/tmp/clocks/chat-phone.png", full_page=True)
+        reader.get_by_test_id("unmute").click()
+        expect(reader.locator("#chat-lines li")).to_have_count(2, timeout=WAIT)
+        reader.screenshot(path="/tmp/clocks/chat-desktop.png")
+    finally:
+        for context in contexts:
+            context.close()
