@@ -23,7 +23,6 @@ from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from . import notify, ratelimit, services
 from .models import ChatMessage, ChatMute, Match
@@ -63,11 +62,7 @@ def checked_text(text: Any) -> str:
         raise services.BadRequest(_("The message is empty: write something first."))
     if len(text) > MAX_CHARS:
         raise services.BadRequest(
-            ngettext(
-                "A message has at most %(limit)d characters; this one has %(count)d.",
-                "A message has at most %(limit)d characters; this one has %(count)d.",
-                len(text),
-            )
+            _("A message has at most %(limit)d characters; this one has %(count)d.")
             % {"limit": MAX_CHARS, "count": len(text)}
         )
     if any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
