@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -109,6 +110,9 @@ def _table_page(
 ) -> HttpResponse:
     context = rendering.table_context(match, request.user, _invite(request), error=error)
     context.update(chat.chat_context(match, request.user, _invite(request)))
+    # The server's time as the page leaves it: the page counts clocks down to the deadlines the
+    # server gives, set against its own clock by this difference (a computer's clock may be off).
+    context["server_now_ms"] = int(timezone.now().timestamp() * 1000)
     return render(request, "games/table.html", context, status=status)
 
 

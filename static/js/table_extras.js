@@ -81,7 +81,40 @@
     }
   });
 
+  // Running clocks count down to the server's deadline (their datetime), set against this
+  // computer's clock by the difference measured when the page came (data-server-now): a fragment
+  // rendered a while before it arrives (or shared by every viewer) still shows the right time.
+  // live.js counts the same elements down, from the end this sets.
+  var clockSkew = null;
+
+  function measureSkew() {
+    var article = page();
+    var serverNow = article ? Number(article.dataset.serverNow) : NaN;
+    if (clockSkew === null && serverNow > 0) clockSkew = serverNow - Date.now();
+  }
+
+  function clockText(left) {
+    var hours = Math.floor(left / 3600);
+    var minutes = Math.floor((left % 3600) / 60);
+    var seconds = String(left % 60).padStart(2, "0");
+    return hours ? hours + ":" + String(minutes).padStart(2, "0") + ":" + seconds : minutes + ":" + seconds;
+  }
+
+  function clocksToDeadlines() {
+    if (clockSkew === null) return;
+    document.querySelectorAll("time.countdown[datetime]").forEach(function (el) {
+      var deadline = Date.parse(el.getAttribute("datetime"));
+      if (isNaN(deadline) || el.dataset.fromDeadline) return;
+      el.dataset.endsAt = String(deadline - clockSkew);
+      el.dataset.fromDeadline = "1";
+      var left = Math.max(0, Math.round((deadline - clockSkew - Date.now()) / 1000));
+      el.textContent = clockText(left);
+    });
+  }
+
   function refresh() {
+    measureSkew();
+    clocksToDeadlines();
     showTurn();
     showSoundToggle();
   }

@@ -247,3 +247,30 @@ def test_players_and_a_spectator_chat_live_markup_is_refused_and_a_mute_is_per_v
     finally:
         for context in contexts:
             context.close()
+
+
+def test_a_clock_counts_to_the_servers_deadline_even_from_a_stale_fragment(live_site, browser):
+    """A running clock that arrives long after it was rendered (its seconds left are stale) still
+    reads the time left until its deadline, set against the server's clock, not this computer's."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = sign_up(context, live_site, f"skew-{uuid.uuid4().hex[:6]}")
+        open_timed_table(page, "cafe-fatal", 2, 900)
+        add_bots(page, 1)
+        expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
+        # A fragment whose deadline is 90 s after the server's now, but which says 500 s left.
+        page.evaluate(
+            """() => {
+              const serverNow = Number(document.querySelector('.table-page').dataset.serverNow);
+              const deadline = new Date(serverNow + 90_000 + 500).toISOString();
+              const li = document.querySelector('#table-seats li');
+              li.insertAdjacentHTML('beforeend', `<time class="seat-clock countdown running"
+                data-testid="stale-clock" datetime="${deadline}" data-seconds-left="500">8:20</time>`);
+              document.dispatchEvent(new CustomEvent('htmx:wsAfterMessage'));
+            }"""
+        )
+        expect(page.get_by_test_id("stale-clock")).to_have_text(re.compile(r"^1:[23]\d$"))
+    finally:
+        context.close()
