@@ -22,7 +22,9 @@ def rating_facts(match: Match, seats: dict[int, Seat]) -> dict[int, dict[str, An
     players = {index: seat.user_id for index, seat in seats.items() if seat.user_id is not None}
     if not players:
         return {}
-    changes = {c.user_id: c for c in RatingChange.objects.filter(match=match)}
+    changes = {}
+    if match.status == Match.Status.FINISHED:  # only a finished match is ever rated
+        changes = {c.user_id: c for c in RatingChange.objects.filter(match=match)}
     current = {}
     if len(changes) < len(players):
         current = dict(
