@@ -241,8 +241,16 @@ def test_players_and_a_spectator_chat_live_markup_is_refused_and_a_mute_is_per_v
         expect(writer.locator("#chat-lines li")).to_have_count(2, timeout=WAIT)
         expect(reader.locator("#chat-lines li")).to_have_count(0)
         watcher.screenshot(path="/tmp/clocks/chat-phone.png", full_page=True)
+        # At phone size the chat's own content never runs past its box (long words wrap).
+        box.fill("W" * 120)
+        box.press("Enter")
+        expect(watcher.locator("#chat-lines li")).to_have_count(3, timeout=WAIT)
+        assert watcher.evaluate(
+            "() => { const c = document.getElementById('table-chat');"
+            " return c.scrollWidth <= c.clientWidth; }"
+        )
         reader.get_by_test_id("unmute").click()
-        expect(reader.locator("#chat-lines li")).to_have_count(2, timeout=WAIT)
+        expect(reader.locator("#chat-lines li")).to_have_count(3, timeout=WAIT)
         reader.screenshot(path="/tmp/clocks/chat-desktop.png")
     finally:
         for context in contexts:

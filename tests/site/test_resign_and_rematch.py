@@ -195,3 +195,21 @@ def test_the_finished_page_offers_play_again_then_join_go_or_watch():
     assert actions(spectator)["play_again"]["do"] == "watch"
     html = logged_in(second).get(f"/tables/{match.pk}/").content.decode()
     assert "Join the rematch" in html
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_other_players_are_told_of_the_rematch_live_on_whatever_page():
+    from asgiref.sync import sync_to_async
+
+    from tests.sockets import connected
+
+    match, users = await sync_to_async(finished)("cafe-fatal", players=2)
+    asker, other = users
+    socket, _invitations = await connected("/ws/me/", other)
+    assert 'id="friend-requests"' in await socket.receive_from(timeout=5)
+    again, _ = await sync_to_async(services.rematch)(asker, match.pk)
+    frame = await socket.receive_from(timeout=5)
+    assert 'data-testid="invitation"' in frame
+    assert asker.username in frame and f"/tables/{again.pk}/" in frame
+    await socket.disconnect()
