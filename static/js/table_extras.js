@@ -61,7 +61,10 @@
   function showSoundToggle() {
     var toggle = document.getElementById("turn-sound");
     if (!toggle) return;
-    toggle.hidden = false;
+    // Once the match is over there is no turn to wait for (the page may have been loaded before).
+    var status = document.getElementById("table-status");
+    var over = status && (status.dataset.status === "finished" || status.dataset.status === "aborted");
+    toggle.hidden = Boolean(over);
     toggle.setAttribute("aria-pressed", soundOn() ? "true" : "false");
   }
 

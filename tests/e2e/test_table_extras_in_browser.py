@@ -183,12 +183,16 @@ def test_resign_with_a_confirmation_then_elo_changes_and_play_again(live_site, b
             changes = page.locator("#table-result [data-testid=elo-change]")
             expect(changes).to_have_text(["+30 (1500 → 1530)", "-30 (1500 → 1470)"])
         stayer.screenshot(path="/tmp/clocks/result-elo.png", full_page=True)
+        # No turn to wait for any more: the sound switch goes (the page was loaded mid-match).
+        expect(stayer.get_by_test_id("turn-sound")).to_be_hidden()
 
         quitter.get_by_test_id("play-again").click()
         expect(quitter).to_have_url(re.compile(rf"/tables/(?!{table_id}/)\d+/$"))
         expect(status_of(quitter)).to_have_attribute("data-status", "open")
+        stayer.set_viewport_size({"width": 390, "height": 844})
         join = stayer.get_by_test_id("play-again")
         expect(join).to_have_text("Join the rematch", timeout=WAIT)
+        stayer.screenshot(path="/tmp/clocks/rematch-phone.png")
         join.click()
         expect(stayer).to_have_url(quitter.url)
         for page in (quitter, stayer):
