@@ -27,13 +27,11 @@ from django.utils.translation import ngettext
 from players.friends import friend_ids
 
 from . import services
-from .clocks import seat_clocks
 from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
 from .models import Match, Move, Seat
 from .presenters import Presenter, get_presenter
-from .seat_facts import seat_facts
-from .table_extras import actions_context
+from .table_extras import add_table_extras
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -158,8 +156,6 @@ def table_context(
     names = seat_names(seats, match.seats_count)
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     table = table_info(match, engine, seats, me, invite)
-    clocks = seat_clocks(match)
-    facts = seat_facts(match, seats)
     context: dict[str, Any] = {
         "table": table,
         "parts": presenter.templates,
@@ -173,8 +169,6 @@ def table_context(
                 "abandoned": i in seats and seats[i].abandoned,
                 "score": seats[i].score if i in seats else None,
                 "rank": seats[i].rank if i in seats else None,
-                "clock": clocks.get(i),
-                "facts": facts.get(i, {}),
             }
             for i in range(match.seats_count)
         ],
@@ -183,7 +177,6 @@ def table_context(
         "anonymous": not _authenticated(user),
         "error": error,
         "actions": _seat_actions(match, engine, seats, me, user, table),
-        "extras": actions_context(match, me, user),
         "game": None,
         "moves": None,
         "your_turn": False,
@@ -210,8 +203,9 @@ def table_context(
     if match.is_playing and match.deadline:
         context["timer"] = timer_info(match.deadline, [names[s] for s in context["to_move"]])
     if match.status == Match.Status.FINISHED:
-        context["result"] = result_table(match, engine, presenter, seats, names, facts=facts)
+        context["result"] = result_table(match, engine, presenter, seats, names)
         context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
+    add_table_extras(context, match, seats, me, user)
     return context
 
 
@@ -400,13 +394,10 @@ def result_table(
     seats: dict[int, Seat],
     names: list[str],
     state: State | None = None,
-    facts: dict[int, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The final breakdown (the engine's columns) per seat in ranked order, with the seats' ranks
-    (abandoners last) and what other apps know of them (``facts``: the Elo change of a rated
-    match)."""
+    (abandoners last)."""
     state = match.state if state is None else state
-    facts = seat_facts(match, seats) if facts is None else facts
     columns = [{"key": c.key, "label": _(c.label)} for c in engine.breakdown_columns]
     breakdown = engine.breakdown(state)
     rows = []
@@ -420,13 +411,11 @@ def result_table(
                 "rank": seat.rank if seat else None,
                 "abandoned": bool(seat and seat.abandoned),
                 "cells": [breakdown[index].get(c["key"]) for c in columns],
-                "facts": facts.get(index, {}),
             }
         )
     rows.sort(key=lambda r: (r["rank"] or 99, r["seat"]))
     caption = _(presenter.result_caption) if presenter.result_caption else ""
-    rated = any("elo_change" in row["facts"] for row in rows)
-    return {"columns": columns, "rows": rows, "caption": caption, "rated": rated}
+    return {"columns": columns, "rows": rows, "caption": caption}
 
 
 # --- the replay viewer -------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-"""What a viewer of a table may do besides moving (issue 12): resign a running match, and play
-again once it is over. Per viewer: the table's part that every seat shares says nothing of it."""
+"""Issue 12's parts of a table's context, added to what ``rendering.table_context`` builds: each
+seat's clock and what other apps know of its player (a rating), each result row's Elo change, and
+what the viewer may do besides moving (resign a running match, play again once it is over; per
+viewer, so the parts every seat shares say nothing of it)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,37 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.urls import reverse
 
 from . import services
+from .clocks import seat_clocks
 from .models import Match, Seat
+from .seat_facts import seat_facts
+
+
+def add_table_extras(
+    context: dict[str, Any],
+    match: Match,
+    seats: dict[int, Seat],
+    me: Seat | None,
+    user: AbstractBaseUser | AnonymousUser | None,
+) -> None:
+    """Adds ``clock`` and ``facts`` to each of ``context["seats"]``, the facts (Elo changes) to
+    the result's rows, and ``extras`` (the viewer's actions). New dicts and lists throughout:
+    what the context holds may be shared with other viewers."""
+    clocks = seat_clocks(match)
+    facts = seat_facts(match, seats)
+    context["seats"] = [
+        {**seat, "clock": clocks.get(seat["index"]), "facts": facts.get(seat["index"], {})}
+        for seat in context["seats"]
+    ]
+    if context.get("result"):
+        context["result"] = result_with_facts(context["result"], facts)
+    context["extras"] = actions_context(match, me, user)
+
+
+def result_with_facts(result: dict[str, Any], facts: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The result table with each row's facts, and ``rated`` when any row has an Elo change."""
+    rows = [{**row, "facts": facts.get(row["seat"], {})} for row in result["rows"]]
+    rated = any("elo_change" in row["facts"] for row in rows)
+    return {**result, "rows": rows, "rated": rated}
 
 
 def actions_context(

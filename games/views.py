@@ -25,6 +25,8 @@ from .engines.records import export_record
 from .forms import CreateTableForm, version_from_post
 from .models import Match
 from .presenters import MoveFormError, get_presenter
+from .seat_facts import seat_facts
+from .table_extras import result_with_facts
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -258,6 +260,9 @@ def replay(request: HttpRequest, match_id: int) -> HttpResponse:
     except ValueError:
         step = 0
     context = rendering.replay_context(match, step)
+    if context["result"]:
+        seats = {s.index: s for s in match.seats.all()}
+        context["result"] = result_with_facts(context["result"], seat_facts(match, seats))
     context.update(chat.chat_context(match, request.user, _invite(request)))
     template = "games/replay.html#replay" if request.htmx else "games/replay.html"
     return render(request, template, context)
