@@ -185,6 +185,15 @@ def test_resign_with_a_confirmation_then_elo_changes_and_play_again(live_site, b
         stayer.screenshot(path="/tmp/clocks/result-elo.png", full_page=True)
         # No turn to wait for any more: the sound switch goes (the page was loaded mid-match).
         expect(stayer.get_by_test_id("turn-sound")).to_be_hidden()
+        # The chat stays open after the end and is kept with the match: the replay shows it.
+        stayer.get_by_test_id("chat-text").fill("gg")
+        stayer.get_by_test_id("chat-text").press("Enter")
+        expect(quitter.locator("#chat-lines .chat-text")).to_have_text(["gg"], timeout=WAIT)
+        replay = contexts[0].new_page()
+        replay.goto(quitter.url + "replay/")
+        expect(replay.locator("#chat-lines .chat-text")).to_have_text(["gg"])
+        expect(replay.locator("#chat-form")).to_have_count(0)
+        replay.close()
 
         quitter.get_by_test_id("play-again").click()
         expect(quitter).to_have_url(re.compile(rf"/tables/(?!{table_id}/)\d+/$"))
