@@ -213,3 +213,41 @@ async def test_the_other_players_are_told_of_the_rematch_live_on_whatever_page()
     assert 'data-testid="invitation"' in frame
     assert asker.username in frame and f"/tables/{again.pk}/" in frame
     await socket.disconnect()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_players_asking_to_play_again_at_once_all_land_at_one_table_on_postgresql():
+    """The finished match's row is locked while its rematch is opened: three players who ask at
+    the same moment get one table, opened by one of them and joined by the others."""
+    import threading
+
+    from django.db import connection
+
+    from ..services_required import require_postgres
+
+    require_postgres()
+    match, users = finished("cafe-fatal", players=3)
+    barrier = threading.Barrier(len(users))
+    outcomes: list = []
+
+    def ask(user) -> None:
+        barrier.wait()
+        try:
+            again, created = services.rematch(user, match.pk)
+            outcomes.append((again.pk, created))
+        except Exception as failure:  # anything at all is a bug the test must show
+            outcomes.append(repr(failure))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=ask, args=(user,)) for user in users]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(isinstance(outcome, tuple) for outcome in outcomes), outcomes
+    assert sorted(created for _pk, created in outcomes) == [False, False, True], outcomes
+    assert len({pk for pk, _created in outcomes}) == 1
+    again = Match.objects.get(rematch_of=match)
+    assert again.status == Match.Status.PLAYING and again.seats.count() == 3
