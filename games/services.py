@@ -469,16 +469,23 @@ def rematch(user: AbstractBaseUser, match_id: int) -> tuple[Match, bool]:
         existing = rematch_of(match)
         if existing is not None:
             return _join_rematch(user, existing), False
-        again = Match.objects.create(
-            game=match.game,
-            mode=match.mode,
-            seats_count=match.seats_count,
-            options=match.options,
-            private=match.private,
-            turn_seconds=match.turn_seconds,
-            created_by=user,
-            rematch_of=match,
-        )
+        try:
+            with transaction.atomic():
+                again = Match.objects.create(
+                    game=match.game,
+                    mode=match.mode,
+                    seats_count=match.seats_count,
+                    options=match.options,
+                    private=match.private,
+                    turn_seconds=match.turn_seconds,
+                    created_by=user,
+                    rematch_of=match,
+                )
+        except IntegrityError:
+            # Another player opened it in the same instant (a database without row locks).
+            raise Conflict(
+                _("Another player has just opened the rematch: ask again to join it.")
+            ) from None
         Seat.objects.create(match=again, index=0, user=user)
         others = [s for s in match.seats.all() if s.user_id != user.pk]
         bots = [s.bot_level for s in others if s.is_bot]

@@ -251,3 +251,14 @@ def test_players_asking_to_play_again_at_once_all_land_at_one_table_on_postgresq
     assert len({pk for pk, _created in outcomes}) == 1
     again = Match.objects.get(rematch_of=match)
     assert again.status == Match.Status.PLAYING and again.seats.count() == 3
+
+
+def test_a_rematch_opened_in_the_same_instant_is_a_conflict_with_a_sentence(monkeypatch):
+    """Without row locks (SQLite) two players may both find no rematch yet: the second insert
+    breaks the one-rematch rule and is refused with a sentence, not a crash."""
+    match, users = finished("cafe-fatal", players=2)
+    services.rematch(users[0], match.pk)
+    monkeypatch.setattr(services, "rematch_of", lambda match: None)  # it looked a moment before
+    with pytest.raises(services.Conflict, match="has just opened the rematch"):
+        services.rematch(users[1], match.pk)
+    assert Match.objects.filter(rematch_of=match).count() == 1
