@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from pdc_site.readonly_admin import ReadOnlyAdmin, ReadOnlyInline
 
-from .models import Invitation, Match, Move, Seat
+from .models import ChatMessage, Invitation, Match, Move, Seat
 
 HIDDEN = _("(hidden while the match runs)")
 
@@ -56,3 +56,12 @@ class MoveAdmin(ReadOnlyAdmin):
 class InvitationAdmin(ReadOnlyAdmin):
     list_display = ["match", "from_user", "to_user", "created_at"]
     list_select_related = ["match", "from_user", "to_user"]
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyAdmin):
+    """A table's chat, for staff who look into a complaint (public to the table's viewers)."""
+
+    list_display = ["match", "author", "seat", "text", "created_at"]
+    list_select_related = ["match", "author"]
+    search_fields = ["text", "author__username"]

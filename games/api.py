@@ -19,10 +19,12 @@ from django.views.decorators.csrf import csrf_exempt
 from pdc_site import gate
 from players.auth import ApiAuthError, api_user
 
-from . import limits, notify, ratelimit, services
+from . import chat, limits, notify, ratelimit, services
+from .clocks import seat_clocks
 from .engines import CHANCE, all_engines
 from .engines.records import export_record
 from .models import Match
+from .seat_facts import seat_facts
 
 LONG_POLL_SECONDS = 25.0
 #: How often a waiting poll re-reads the table's version (the doorbell may be lost).
@@ -126,6 +128,8 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
     seat = services.seat_of(match, user)
     you = seat.index if seat else None
     seats = {s.index: s for s in match.seats.all()}
+    clocks = seat_clocks(match)
+    facts = seat_facts(match, seats)
     data: dict[str, Any] = {
         "id": match.pk,
         "game": match.game,
@@ -139,6 +143,9 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
                 "bot": seats[index].is_bot if index in seats else False,
                 "score": seats[index].score if index in seats else None,
                 "rank": seats[index].rank if index in seats else None,
+                "clock": clocks[index].as_json() if index in clocks else None,
+                "elo": facts.get(index, {}).get("elo"),
+                "elo_change": _rounded(facts.get(index, {}).get("elo_change")),
             }
             for index in range(match.seats_count)
         ],
@@ -149,6 +156,7 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
         "you": you,
         "deadline": match.deadline.isoformat() if match.deadline else None,
         "end_reason": match.end_reason or None,
+        "rematch": _rematch_id(match),
         "view": None,
     }
     if seat is not None and match.private:
@@ -161,6 +169,17 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
             if len(legal) <= LEGAL_LIST_LIMIT:
                 data["legal"] = legal
     return data
+
+
+def _rematch_id(match: Match) -> int | None:
+    """The table that plays this match again, if any (only a match that is over has one)."""
+    if not match.is_over:
+        return None
+    return Match.objects.filter(rematch_of=match).values_list("pk", flat=True).first()
+
+
+def _rounded(delta: float | None) -> float | None:
+    return None if delta is None else round(delta, 1)
 
 
 def players_of(match: Match) -> list[str]:
@@ -243,6 +262,47 @@ def resign(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     """Give up a running match: the seat ranks last and the bot plays on for it."""
     match = services.resign(user, match_id)
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+
+
+@endpoint("POST", login=True, fields=())
+def rematch(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """ "Play again": a new table with the same players and options (201), or the rematch a
+    player already opened (200); the caller has a seat at it, the other players are invited."""
+    again, created = services.rematch(user, match_id)
+    return JsonResponse(
+        table_json(_match_or_404(again.pk, user), user), status=201 if created else 200
+    )
+
+
+@endpoint("GET", "POST", fields=("text",))
+def chat_lines(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """``GET``: the table's latest chat lines the caller has not muted, oldest first (``?before=ID``
+    for older ones) and whom they mute; ``POST {"text"}``: write a line (201)."""
+    invite = request.GET.get("invite")
+    if request.method == "POST":
+        if not user.is_authenticated:
+            raise ApiError(_("Log in or send an API token."), 401)
+        line = chat.post(user, match_id, body_json(request).get("text"), invite)
+        return JsonResponse({"line": chat.line_json(line)}, status=201)
+    match = _match_or_404(match_id, user, invite)
+    before = request.GET.get("before")
+    if before is not None and not before.isdigit():
+        raise ApiError(_("'before' must be the id of a line."), 400)
+    lines = chat.lines_for(match, user, int(before) if before else None)
+    return JsonResponse(
+        {"lines": [chat.line_json(line) for line in lines], "muted": chat.muted_names(user)}
+    )
+
+
+@endpoint("POST", login=True, fields=("player", "muted"))
+def chat_mute(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
+    """``{"player": name, "muted": true | false}``: the caller stops (or starts again) reading
+    that person's lines, at every table; nobody else is affected."""
+    data = body_json(request)
+    names = chat.set_muted(
+        user, match_id, data.get("player"), data.get("muted"), request.GET.get("invite")
+    )
+    return JsonResponse({"muted": names})
 
 
 @endpoint("POST", login=True, fields=("version", "move"))

@@ -24,7 +24,7 @@ from django.utils.translation.trans_real import (
 
 from pdc_site import gate
 
-from . import limits, notify, rendering, services
+from . import chat, limits, notify, rendering, services
 from .models import Match
 
 logger = logging.getLogger(__name__)
@@ -213,6 +213,8 @@ class TableConsumer(RateLimitedConsumer):
         # changes after rings.
         await self.send_table()
         self.keep_checking(self.check_version)
+        # Lines written while the socket was away (a table without chat sends nothing more).
+        await self.send_chat(unless_empty=True)
 
     async def check_version(self) -> None:
         version = await database_sync_to_async(self.current_version)()
@@ -239,8 +241,21 @@ class TableConsumer(RateLimitedConsumer):
         if message.get("type") == "sync":
             self.sent_version = -1
             await self.send_table()
+            await self.send_chat(unless_empty=True)
         else:
             await self.send_error("Unknown message.")
+
+    async def chat_posted(self, event: dict) -> None:
+        await self.send_chat()
+
+    async def send_chat(self, unless_empty: bool = False) -> None:
+        """The chat's lines as this socket's viewer reads them (their mutes): a fragment of its
+        own, apart from the table's, rendered for this viewer only."""
+        html = await self.render_in_language(
+            chat.render_chat_lines, self.match_id, self.user, self.invite, unless_empty
+        )
+        if html is not None:
+            await self.send(text_data=html)
 
     async def send_table(self) -> None:
         rendered = await self.render_in_language(self.render)

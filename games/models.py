@@ -84,6 +84,11 @@ class Match(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
+    #: The match this table plays again ("Play again"): a match has at most one rematch, so
+    #: players who ask for it at once all land at the same table.
+    rematch_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
+    )
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -207,3 +212,40 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_user_id} invites {self.to_user_id} to {self.match_id}"
+
+
+class ChatMessage(models.Model):
+    """A line of a table's chat, kept with the match (its replay shows it). The author and their
+    seat are the server's to set: a client only sends the text."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="chat_messages")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    #: The seat the author held when they wrote; None for a spectator.
+    seat = models.SmallIntegerField(null=True, blank=True)
+    text = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["match", "id"])]
+
+    def __str__(self) -> str:
+        return f"chat {self.pk} at {self.match_id}"
+
+
+class ChatMute(models.Model):
+    """A viewer no longer reads someone's chat lines, at any table (nobody else is affected)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_mutes"
+    )
+    muted = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "muted"], name="one_mute_per_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} mutes {self.muted_id}"

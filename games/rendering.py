@@ -31,6 +31,7 @@ from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
 from .models import Match, Move, Seat
 from .presenters import Presenter, get_presenter
+from .table_extras import add_table_extras
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -215,6 +216,7 @@ def table_context(
     if match.status == Match.Status.FINISHED:
         context["result"] = result_table(match, engine, presenter, seats, names)
         context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
+    add_table_extras(context, match, seats, me, user)
     return context
 
 

@@ -67,6 +67,10 @@ class Conflict(ServiceError):
     status = 409
 
 
+class TooMany(ServiceError):
+    status = 429
+
+
 def explain(error: IllegalMove) -> str:
     """An engine's refusal in the active language (the engines speak English and mark their
     sentences with ``gettext_noop``); records and ``manage.py replay`` keep ``str(error)``."""
@@ -447,6 +451,81 @@ def resign(user: AbstractBaseUser, match_id: int) -> Match:
         _run_automatic_moves(match, engine_for(match), {s.index: s for s in match.seats.all()})
         _changed(match)
     return match
+
+
+def rematch_of(match: Match) -> Match | None:
+    """The table that plays ``match`` again, if a player asked for one."""
+    return Match.objects.filter(rematch_of=match).first()
+
+
+def rematch(user: AbstractBaseUser, match_id: int) -> tuple[Match, bool]:
+    """ "Play again": a player of a match that is over opens a new table with the same game, mode,
+    seats, options, privacy and timer, and takes a seat at it; the friendly table's bots sit down
+    again at once and the other players are invited (told at once, on whatever page they are):
+    nobody is seated at a match they did not ask for. A match has one rematch: a player who asks
+    once it exists takes a seat there. The table and True when this call opened it."""
+    with transaction.atomic():
+        match = _locked_for(match_id, user)
+        if seat_of(match, user) is None:
+            raise NotAllowed(_("Only a player of this match can ask to play again."))
+        if not match.is_over or match.state is None:
+            raise Conflict(_("You can play again once the match is over."))
+        existing = rematch_of(match)
+        if existing is not None:
+            return _join_rematch(user, existing), False
+        try:
+            with transaction.atomic():
+                again = Match.objects.create(
+                    game=match.game,
+                    mode=match.mode,
+                    seats_count=match.seats_count,
+                    options=match.options,
+                    private=match.private,
+                    turn_seconds=match.turn_seconds,
+                    created_by=user,
+                    rematch_of=match,
+                )
+        except IntegrityError:
+            # Another player opened it in the same instant (a database without row locks).
+            raise Conflict(
+                _("Another player has just opened the rematch: ask again to join it.")
+            ) from None
+        Seat.objects.create(match=again, index=0, user=user)
+        others = [s for s in match.seats.all() if s.user_id != user.pk]
+        bots = [s.bot_level for s in others if s.is_bot]
+        if again.mode == Match.Mode.FRIENDLY:
+            Seat.objects.bulk_create(
+                Seat(match=again, index=index, user=None, bot_level=level)
+                for index, level in enumerate(bots, start=1)
+            )
+        for seat in others:
+            if not seat.is_bot:
+                _invite(again, user, seat.user_id)
+        _start_if_full(again)
+        _changed(again, lobby=True)
+        # The finished table changes too: its players see the rematch they may join.
+        _changed(match)
+    return again, True
+
+
+def _join_rematch(user: AbstractBaseUser, again: Match) -> Match:
+    if seat_of(again, user) is not None:
+        return again
+    if not again.is_open:
+        raise Conflict(_("The rematch has already started without you."))
+    return join_table(user, again.pk, invite_code=again.invite_code)
+
+
+def _invite(match: Match, by: AbstractBaseUser, to_user_id: int) -> None:
+    invitation, _created = Invitation.objects.get_or_create(
+        match=match, to_user_id=to_user_id, defaults={"from_user": by}
+    )
+    invitation_id = invitation.pk
+    transaction.on_commit(
+        lambda: notify.send(
+            notify.user_group(to_user_id), {"type": "user.invited", "invitation": invitation_id}
+        )
+    )
 
 
 def _apply(match: Match, engine: Engine, seat: int, move: Any, by_bot: bool) -> None:

@@ -16,6 +16,10 @@ urlpatterns = [
     path("tables/<int:match_id>/join/", views.join, name="join"),
     path("tables/<int:match_id>/leave/", views.leave, name="leave"),
     path("tables/<int:match_id>/bot/", views.add_bot, name="add_bot"),
+    path("tables/<int:match_id>/resign/", views.resign, name="resign"),
+    path("tables/<int:match_id>/rematch/", views.rematch, name="rematch"),
+    path("tables/<int:match_id>/chat/", views.chat_post, name="chat"),
+    path("tables/<int:match_id>/chat/mute/", views.chat_mute, name="chat_mute"),
     path("tables/<int:match_id>/record.json", views.record, name="record"),
     path("tables/<int:match_id>/replay/", views.replay, name="replay"),
 ]

@@ -15,15 +15,18 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from . import ratelimit, rendering, services
+from . import chat, ratelimit, rendering, services
 from .engines import all_engines
 from .engines.records import export_record
 from .forms import CreateTableForm, version_from_post
 from .models import Match
 from .presenters import MoveFormError, get_presenter
+from .seat_facts import seat_facts
+from .table_extras import result_with_facts
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -108,6 +111,10 @@ def _table_page(
     request: HttpRequest, match: Match, error: str | None = None, status: int = 200
 ) -> HttpResponse:
     context = rendering.table_context(match, request.user, _invite(request), error=error)
+    context.update(chat.chat_context(match, request.user, _invite(request)))
+    # The server's time as the page leaves it: the page counts clocks down to the deadlines the
+    # server gives, set against its own clock by this difference (a computer's clock may be off).
+    context["server_now_ms"] = int(timezone.now().timestamp() * 1000)
     return render(request, "games/table.html", context, status=status)
 
 
@@ -184,6 +191,35 @@ def add_bot(request: HttpRequest, match_id: int) -> HttpResponse:
     return redirect(_table_url(match, _invite(request)))
 
 
+@require_POST
+def resign(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Give up the match (the page asks to confirm first): the seat ranks last, the bot plays on."""
+    if not request.user.is_authenticated:
+        return _to_login(request, reverse("games:table", args=[match_id]))
+    match = _watchable(request, match_id)
+    try:
+        match = services.resign(request.user, match.pk)
+    except services.ServiceError as error:
+        return _seat_refused(request, match, error)
+    if request.htmx:
+        return HttpResponse(rendering.table_fragments(match, request.user, _invite(request)))
+    return redirect(_table_url(match, _invite(request)))
+
+
+@require_POST
+def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
+    """ "Play again": to the new table (or the rematch another player opened first)."""
+    if not request.user.is_authenticated:
+        return _to_login(request, reverse("games:table", args=[match_id]))
+    match = _watchable(request, match_id)
+    try:
+        again, _created = services.rematch(request.user, match.pk)
+    except services.ServiceError as error:
+        return _seat_refused(request, match, error)
+    url = _table_url(again, again.invite_code if again.private else None)
+    return _htmx_redirect(url) if request.htmx else redirect(url)
+
+
 def _seat_refused(request: HttpRequest, match: Match, error: services.ServiceError) -> HttpResponse:
     if request.htmx:
         return HttpResponse(rendering.page_error(error.message))
@@ -224,5 +260,69 @@ def replay(request: HttpRequest, match_id: int) -> HttpResponse:
     except ValueError:
         step = 0
     context = rendering.replay_context(match, step)
+    if context["result"]:
+        seats = {s.index: s for s in match.seats.all()}
+        context["result"] = result_with_facts(context["result"], seat_facts(match, seats))
+    context.update(chat.chat_context(match, request.user, _invite(request)))
     template = "games/replay.html#replay" if request.htmx else "games/replay.html"
     return render(request, template, context)
+
+
+# --- the chat ------------------------------------------------------------------------------------
+#: What a chat form may send; anything else (a seat, a name) is refused: the server sets them.
+CHAT_FIELDS = frozenset({"csrfmiddlewaretoken", "invite", "text"})
+MUTE_FIELDS = frozenset({"csrfmiddlewaretoken", "invite", "player", "muted"})
+
+
+@require_POST
+def chat_post(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A line for the table's chat; the socket brings it to every viewer (the writer included)."""
+    try:
+        _only_fields(request, CHAT_FIELDS)
+        chat.post(request.user, match_id, request.POST.get("text"), _invite(request))
+    except services.ServiceError as error:
+        return _chat_refused(request, match_id, error)
+    if request.htmx:
+        html = chat.render_chat_lines(match_id, request.user, _invite(request)) or ""
+        response = HttpResponse(html + chat.render_chat_error(""))
+        response["HX-Trigger"] = "chat-sent"
+        return response
+    return redirect(f"{_chat_table_url(match_id, request)}#table-chat")
+
+
+@require_POST
+def chat_mute(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Mute (``muted=1``) or unmute (``muted=0``) the person called ``player``, for this viewer."""
+    try:
+        _only_fields(request, MUTE_FIELDS)
+        muted = {"1": True, "0": False}.get(request.POST.get("muted", ""))
+        chat.set_muted(request.user, match_id, request.POST.get("player"), muted, _invite(request))
+    except services.ServiceError as error:
+        return _chat_refused(request, match_id, error)
+    if request.htmx:
+        return HttpResponse(chat.render_chat_lines(match_id, request.user, _invite(request)) or "")
+    return redirect(f"{_chat_table_url(match_id, request)}#table-chat")
+
+
+def _only_fields(request: HttpRequest, allowed: frozenset[str]) -> None:
+    unknown = sorted(set(request.POST) - allowed)
+    if unknown:
+        raise services.BadRequest(_("Unknown field %(field)r.") % {"field": unknown[0]})
+
+
+def _chat_table_url(match_id: int, request: HttpRequest) -> str:
+    url = reverse("games:table", args=[match_id])
+    invite = _invite(request)
+    return f"{url}?{urlencode({'invite': invite})}" if invite else url
+
+
+def _chat_refused(
+    request: HttpRequest, match_id: int, error: services.ServiceError
+) -> HttpResponse:
+    """A refused line changes nothing; the writer reads why (what they typed stays)."""
+    if isinstance(error, services.NotFound):
+        raise Http404(error.message)
+    if request.htmx:
+        return HttpResponse(chat.render_chat_error(error.message))
+    messages.error(request, error.message)
+    return redirect(f"{_chat_table_url(match_id, request)}#table-chat")

@@ -18,6 +18,7 @@ LIVE_PARTS = (
     "table-status",
     "page-error",
     "table-timer",
+    "table-actions",
     "table-seats",
     "table-board",
     "table-targets",

@@ -15,6 +15,7 @@ from django.urls import reverse
 from arena import jobs
 from arena import services as arena_services
 from arena.models import ArenaMatch, Entry, Tournament
+from games import chat
 from games import services as games_services
 from games.models import Match, Move, Seat
 from players import friends
@@ -45,7 +46,7 @@ def staff() -> Client:
 @pytest.fixture
 def world():
     """One of everything: a finished arena (entries, tables, results, trophies, ratings, rating
-    changes), a token, a friendship and an invitation."""
+    changes), a token, a friendship, an invitation and a chat line."""
     tournament = arena_services.create_tournament(make_user(), "part-du-chef", seats=2)
     players = [make_user(), make_user()]
     for user in players:
@@ -61,6 +62,7 @@ def world():
     friends.accept(players[1], players[0])
     table = games_services.create_table(players[0], "part-du-chef", seats=3)
     games_services.invite_friend(players[0], table.pk, players[1])
+    chat.post(players[0], table.pk, "welcome")
     for model in game_data_models():
         assert model.objects.exists(), model
     return tournament

@@ -26,6 +26,7 @@ LIVE_PARTS = (
     "table-status",
     "page-error",
     "table-timer",
+    "table-actions",
     "table-seats",
     "table-board",
     "table-targets",
@@ -67,7 +68,9 @@ def reshuffle_hidden_pizzas(match: Match) -> None:
 
 def without_csrf(html: str) -> str:
     html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
-    return re.sub(r'"X-CSRFToken": "[^"]*"', "", html)
+    html = re.sub(r'"X-CSRFToken": "[^"]*"', "", html)
+    # The server's time as the page leaves it (the clocks' reference) changes with every request.
+    return re.sub(r'data-server-now="\d*"', "", html)
 
 
 def shown_slice_ids(html: str) -> set[int]:
