@@ -46,10 +46,21 @@ DATA_ATTRIBUTE = re.compile(r'\s(data-[a-z-]+)="([^"]*)"')
 def data_numbers(html: str) -> list[str]:
     """Every data attribute that holds digits: its name and value, in order."""
     return [
-        f"{name}={value}"
+        f"{name}={comparable(name, value)}"
         for name, value in DATA_ATTRIBUTE.findall(html)
         if name not in TEXT_DATA and re.search(r"\d", value)
     ]
+
+
+#: Data attributes that hold the moment of rendering (milliseconds): a plain number in every
+#: language, but never the same in two renders.
+RENDERING_TIME = frozenset({"data-server-now"})
+
+
+def comparable(name: str, value: str) -> str:
+    if name in RENDERING_TIME:
+        return "a plain number" if NUMBER.fullmatch(value) else value
+    return value
 
 
 def with_playback(html: str) -> str:

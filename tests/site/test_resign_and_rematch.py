@@ -8,6 +8,7 @@ import json
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from games import rendering, services
 from games.models import Invitation, Match, Seat
@@ -211,7 +212,12 @@ async def test_the_other_players_are_told_of_the_rematch_live_on_whatever_page()
     again, _ = await sync_to_async(services.rematch)(asker, match.pk)
     frame = await socket.receive_from(timeout=5)
     assert 'data-testid="invitation"' in frame
-    assert asker.username in frame and f"/tables/{again.pk}/" in frame
+    # The toast links to the invitation, which leads to the rematch (and is used up on the way).
+    invitation = await sync_to_async(Invitation.objects.get)(match=again, to_user=other)
+    assert (
+        asker.username in frame
+        and reverse("players:invitation_open", args=[invitation.pk]) in frame
+    )
     await socket.disconnect()
 
 
