@@ -109,10 +109,23 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = os.environ.get("DATABASE_URL")
+#: PostgreSQL connections one process keeps open at most (Django's psycopg pool). Every request
+#: and every socket's read borrows one only while it runs a query, so the sum over processes
+#: stays bounded however many sockets or long polls wait; past it a request waits (up to
+#: ``DATABASE_POOL_TIMEOUT`` seconds) for a connection to come back.
+DATABASE_POOL_SIZE = int(os.environ.get("DATABASE_POOL_SIZE", "8"))
+DATABASE_POOL_TIMEOUT = float(os.environ.get("DATABASE_POOL_TIMEOUT", "20"))
 if DATABASE_URL:
+    # conn_max_age stays 0: with the pool, "closing" a connection gives it back to the pool.
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = env_flag("DATABASE_POOL")
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_flag(
+        "DATABASE_POOL", default=True
+    ):
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(2, DATABASE_POOL_SIZE),
+            "max_size": DATABASE_POOL_SIZE,
+            "timeout": DATABASE_POOL_TIMEOUT,
+        }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
