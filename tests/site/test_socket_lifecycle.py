@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 def rechecks() -> list[asyncio.Task]:
-    """The sockets' re-check tasks still alive in this event loop."""
+    """The re-check tasks still alive in this event loop (the table hub's, a socket's)."""
     return [
         task
         for task in asyncio.all_tasks()
@@ -189,15 +189,15 @@ async def test_the_recheck_survives_a_failure_and_still_brings_a_lost_update(mon
     monkeypatch.setattr(consumers, "poll_seconds", lambda: 0.05)
     silence_doorbells(monkeypatch)
     failures = []
-    real = consumers.TableConsumer.current_version
+    real = consumers.current_versions
 
-    def fails_once(self):
+    def fails_once(match_ids):
         if not failures:
             failures.append(True)
             raise OperationalError("the database is away for a moment")
-        return real(self)
+        return real(match_ids)
 
-    monkeypatch.setattr(consumers.TableConsumer, "current_version", fails_once)
+    monkeypatch.setattr(consumers, "current_versions", fails_once)
     match, users = await sync_to_async(started_table)(players=2)
     socket, _ = await connected(f"/ws/tables/{match.pk}/")
     while not failures:
