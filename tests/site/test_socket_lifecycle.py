@@ -111,6 +111,7 @@ async def test_every_way_a_socket_closes_ends_its_tasks_and_leaves_its_group(way
     code = await WAYS[way](socket)
 
     assert rechecks() == []
+    assert consumers.table_hub().watches == {}
     assert await members(group) == set()
     assert limits.held("socket", f"user:{user.pk}") == 0
     if code is not None:
