@@ -192,9 +192,19 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
-#: Serve /static/ from the ASGI app itself (development and tests; behind a proxy, let it serve them).
-SERVE_STATIC = env_flag("DJANGO_SERVE_STATIC", default=DEBUG)
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+#: ``manage.py collectstatic`` writes hashed names and gzip copies; before it has run, plain names
+#: (pdc_site/static.py).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "pdc_site.static.CollectedStaticFilesStorage"},
+}
+#: Serve /static/ from the ASGI app itself through WhiteNoise (compressed, hashed names cached for
+#: ten years). A proxy in front may serve STATIC_ROOT itself instead: DJANGO_SERVE_STATIC=0.
+SERVE_STATIC = env_flag("DJANGO_SERVE_STATIC", default=True)
+#: Files not collected yet are found in the apps (development, tests); in DEBUG, edits show at once.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Requests are small JSON moves and forms: refuse anything larger early.
