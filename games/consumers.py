@@ -115,6 +115,14 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         self.tasks: list[asyncio.Future] = []
         try:
             await super().__call__(scope, receive, send)
+        except notify.LAYER_ERRORS:
+            if hasattr(self, "channel_receive"):
+                raise
+            # The Pub/Sub layer subscribes a socket's own channel before the socket even sees
+            # its handshake: while Redis is away the handshake is turned down (403), and the
+            # page tries again later, instead of an error 500.
+            logger.warning("socket refused: the channel layer is away", exc_info=True)
+            await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
         finally:
             await self.release()
 

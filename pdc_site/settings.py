@@ -151,16 +151,27 @@ REDIS_CONNECTION = {"retry_on_error": [RedisConnectionError]}
 #: up on any read after 5 s by default, which tore every idle socket down with a TimeoutError.
 #: A longer timeout for the layer's reads (still finite: a Redis that vanished is noticed).
 LAYER_READ_SECONDS = 15
+#: Which channels-redis layer carries the doorbells (see the README, "The channel layer"):
+#: "pubsub" (default): one subscription per group and process, a group_send is one PUBLISH that
+#: Redis hands to each process once; messages are not kept, and a lost doorbell is caught by
+#: the sockets' re-check. "core": the lists-and-sorted-sets layer, one queued message per socket.
+CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
+#: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
+#: next command with "Too many connections" past it; its default is 100).
+LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
 if REDIS_URL:
+    layer_host = {
+        "address": REDIS_URL,
+        "socket_timeout": LAYER_READ_SECONDS,
+        "max_connections": LAYER_MAX_CONNECTIONS,
+        **REDIS_CONNECTION,
+    }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                "hosts": [
-                    {"address": REDIS_URL, "socket_timeout": LAYER_READ_SECONDS, **REDIS_CONNECTION}
-                ],
-                "prefix": REDIS_PREFIX,
-            },
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"
+            if CHANNEL_LAYER == "pubsub"
+            else "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [layer_host], "prefix": REDIS_PREFIX},
         }
     }
     CACHES = {

@@ -11,6 +11,7 @@ in Django's middleware chain it would add two thread switches to every request o
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +37,10 @@ class StaticFiles:
 
     def __init__(self, app: Callable[..., Any]) -> None:
         self.app = app
-        self.whitenoise = WhiteNoiseMiddleware()
+        with warnings.catch_warnings():
+            # Before collectstatic there is no STATIC_ROOT yet: the finders serve the files.
+            warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
+            self.whitenoise = WhiteNoiseMiddleware()
         self.prefix = self.whitenoise.static_prefix
 
     def find(self, path: str) -> Any:

@@ -12,6 +12,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.db import OperationalError
 from django.test import Client
 
@@ -34,8 +35,12 @@ def rechecks() -> list[asyncio.Task]:
 
 
 async def members(group: str) -> set:
-    """The channels in ``group``, read from the layer itself (in memory, or Redis's sorted set)."""
+    """The channels in ``group``, read from the layer itself (in memory, the Pub/Sub layer's
+    subscriptions of this event loop, or the core Redis layer's sorted set)."""
     layer = get_channel_layer()
+    if isinstance(layer, RedisPubSubChannelLayer):
+        here = layer._get_layer()
+        return set(here.groups.get(here._get_group_channel_name(group), set()))
     if hasattr(layer, "groups"):
         return set(layer.groups.get(group, {}))
     redis = layer.connection(layer.consistent_hash(group))
