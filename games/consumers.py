@@ -353,7 +353,7 @@ class TableConsumer(RateLimitedConsumer):
         invite = parse_qs(self.scope.get("query_string", b"").decode()).get("invite", [None])[0]
         self.invite = invite
         self.sent_version = -1
-        self.sent_parts: dict[str, str] = {}
+        self.sent_parts: dict[str, int] = {}
         self.pushing = asyncio.Lock()
         verdict = await database_sync_to_async(self.allowed)()
         if not await self.admit(notify.table_group(self.match_id), verdict):
@@ -405,7 +405,9 @@ class TableConsumer(RateLimitedConsumer):
             if snapshot.version <= self.sent_version:
                 return
             html = self.changed_parts(snapshot.version, parts)
-            self.sent_version, self.sent_parts = snapshot.version, parts
+            # Hashes only: an idle socket keeps a few numbers, not a copy of its table.
+            self.sent_version = snapshot.version
+            self.sent_parts = {part: hash(fragment) for part, fragment in parts.items()}
             await self.send(text_data=html)
 
     def changed_parts(self, version: int, parts: dict[str, str]) -> str:
@@ -417,7 +419,7 @@ class TableConsumer(RateLimitedConsumer):
         return "\n".join(
             html
             for part, html in parts.items()
-            if part in ALWAYS_PUSHED or self.sent_parts.get(part) != html
+            if part in ALWAYS_PUSHED or self.sent_parts.get(part) != hash(html)
         )
 
 
