@@ -10,8 +10,10 @@ django_asgi_app = get_asgi_application()
 
 from django.conf import settings  # noqa: E402
 
+from pdc_site.request_threads import RequestThreads  # noqa: E402
 from pdc_site.static import StaticFiles  # noqa: E402
 
+django_asgi_app = RequestThreads(django_asgi_app)
 if settings.SERVE_STATIC:
     django_asgi_app = StaticFiles(django_asgi_app)
 
