@@ -617,6 +617,8 @@ async def measure_idle(
     return problems
 
 
+#: What the site's log must not fill with under load (issue 10 saw all of them).
+LOG_MARKERS = ("Traceback", "Internal Server Error", "Too many connections", "Timeout reading")
 IDLE_PLAYERS: list[Player] = []
 IDLE_FIGURES: dict[str, float] = {}
 PROCESS_RSS: dict[str, float] = {}
@@ -734,6 +736,11 @@ def main(argv: list[str] | None = None) -> int:
             with ConnectionPeak(site.env.get("DATABASE_URL")) as peak:
                 phases.append(asyncio.run(measure_site(args, bases, players, CpuMeter(components))))
             report(args, phases, site, peak.peak)
+            log = site.log_text()
+            print(
+                "site log: "
+                + ", ".join(f"{log.count(marker)} × {marker!r}" for marker in LOG_MARKERS)
+            )
             problems = [p for phase in phases for p in phase.problems]
             failed = problems or any(p.tally.errors or p.tally.missing for p in phases)
             for problem in problems[:20]:
