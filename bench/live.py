@@ -317,7 +317,7 @@ class SiteTable:
         self.by_seat: dict[int, Player] = {}
         self.watchers: list[Watcher] = []
         self.data: dict[str, Any] = {}
-        self.accepted = 0
+        self.accepted: Counter = Counter()
 
     async def call(
         self, http: aiohttp.ClientSession, path: str, player: Player, body: Any = None
@@ -347,7 +347,7 @@ class SiteTable:
             _status, mine = await self.call(http, f"/api/tables/{self.id}", player)
             self.by_seat[mine["you"]] = player
         self.data = mine
-        self.accepted = 0
+        self.accepted = Counter()
         self.watchers = []
         for seat in range(SEATS):
             # The sockets of one table are spread over the processes.
@@ -363,7 +363,8 @@ class SiteTable:
         """One move and its pushes; False when the table is over."""
         if self.data.get("status") != "playing" or not self.data.get("to_move"):
             return False
-        mover = self.by_seat[self.data["to_move"][0]]
+        seat = self.data["to_move"][0]
+        mover = self.by_seat[seat]
         if self.data.get("you") != self.data["to_move"][0]:
             _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
         move = choose_move(self.data, rng)
@@ -378,7 +379,7 @@ class SiteTable:
             tally.errors[status] += 1
             _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
             return True
-        self.accepted += 1
+        self.accepted[seat] += 1
         tally.moves += 1
         self.data = answer
         await self.await_pushes(answer["version"], started, tally)
@@ -405,12 +406,17 @@ class SiteTable:
                 problems.append(f"table {self.id} seat {seat} ended on {watcher.last}, not {final}")
             if watcher.violations:
                 problems.append(f"table {self.id} seat {seat}: versions went back")
-        _status, record = await self.call(http, f"/api/tables/{self.id}/record", self.players[0])
-        played = [m for m in record.get("moves", []) if "seat" in m]
-        if len(played) != self.accepted:
-            problems.append(
-                f"table {self.id}: {self.accepted} moves accepted, {len(played)} in the record"
-            )
+        # A seat's record holds all of its own moves (another seat's secret pick stays out of it
+        # until the step is revealed).
+        for seat, player in self.by_seat.items():
+            path = f"/api/tables/{self.id}/record"
+            _status, record = await self.call(http, path, player)
+            played = sum(1 for m in record.get("moves", []) if m.get("seat") == seat)
+            if played != self.accepted[seat]:
+                problems.append(
+                    f"table {self.id} seat {seat}: {self.accepted[seat]} moves accepted, "
+                    f"{played} in the record"
+                )
         return problems
 
 
@@ -554,6 +560,13 @@ async def measure_site(
             tables, http, args.mode, args.period, args.duration, args.seed, reopen=reopen
         )
         cpu = meter.stop()
+        PROCESS_RSS.update(
+            {
+                name: sum(rss_mb(pid) for pid in pids)
+                for name, pids in meter.components.items()
+                if name.startswith(("daphne", "worker"))
+            }
+        )
         for table in tables:
             problems.extend(await table.check_final(http))
         if args.idle:
@@ -604,8 +617,11 @@ async def measure_idle(
     return problems
 
 
+#: What the site's log must not fill with under load (issue 10 saw all of them).
+LOG_MARKERS = ("Traceback", "Internal Server Error", "Too many connections", "Timeout reading")
 IDLE_PLAYERS: list[Player] = []
 IDLE_FIGURES: dict[str, float] = {}
+PROCESS_RSS: dict[str, float] = {}
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -655,6 +671,11 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         print(f"CPU during {phase.name} (of {phase.seconds:.0f} s wall): {shares}")
     if peak:
         print(f"database connections at peak (site): {peak}")
+    if PROCESS_RSS:
+        print(
+            "memory (RSS) after the site phase: "
+            + ", ".join(f"{name} {mb:.0f} MB" for name, mb in PROCESS_RSS.items())
+        )
     if IDLE_FIGURES:
         f = IDLE_FIGURES
         print(
@@ -715,6 +736,11 @@ def main(argv: list[str] | None = None) -> int:
             with ConnectionPeak(site.env.get("DATABASE_URL")) as peak:
                 phases.append(asyncio.run(measure_site(args, bases, players, CpuMeter(components))))
             report(args, phases, site, peak.peak)
+            log = site.log_text()
+            print(
+                "site log: "
+                + ", ".join(f"{log.count(marker)} × {marker!r}" for marker in LOG_MARKERS)
+            )
             problems = [p for phase in phases for p in phase.problems]
             failed = problems or any(p.tally.errors or p.tally.missing for p in phases)
             for problem in problems[:20]:

@@ -1,6 +1,11 @@
 """WebSocket consumers: thin. A socket joins its table's (or the lobby's) group; a group message
 only says "version N"; the socket then renders its own user's view and pushes it as hx-swap-oob
-fragments. Nothing a consumer sends is computed for anyone but the socket's own user."""
+fragments. Nothing a consumer sends is computed for anyone but the socket's own user.
+
+What the sockets of one process share (``TableHub``, one per event loop): one read of a table
+per version, the fragments every viewer sees alike (``rendering.table_parts``), and one periodic
+check of the versions of every watched table, which recovers a lost doorbell (one query per
+process, not one per socket). The lobby's pushes are coalesced per process (``LobbyHub``)."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -50,10 +56,20 @@ CLOSE_TOO_MANY_SOCKETS = 4429
 CLOSE_TRY_AGAIN_LATER = 1013
 
 
+#: At most one lobby render per socket per this many seconds, however often the lobby rings.
+LOBBY_THROTTLE_SECONDS = 1.0
+
+
 def poll_seconds() -> float:
-    """How often a table socket re-reads its version from the database. The doorbell may be lost,
-    and with the in-memory layer a move made by another process (the worker) rings no bell here."""
+    """How often a process re-reads the versions of the tables its sockets watch. The doorbell
+    may be lost, and with the in-memory layer a move made by another process (the worker) rings
+    no bell here."""
     return 10.0 if getattr(settings, "REDIS_URL", None) else 2.0
+
+
+def current_versions(match_ids: list[int]) -> dict[int, int]:
+    """The version of each of these tables now (one query)."""
+    return dict(Match.objects.filter(pk__in=match_ids).values_list("pk", "version"))
 
 
 def socket_language(scope: dict) -> str:
@@ -99,6 +115,14 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         self.tasks: list[asyncio.Future] = []
         try:
             await super().__call__(scope, receive, send)
+        except notify.LAYER_ERRORS:
+            if hasattr(self, "channel_receive"):
+                raise
+            # The Pub/Sub layer subscribes a socket's own channel before the socket even sees
+            # its handshake: while Redis is away the handshake is turned down (403), and the
+            # page tries again later, instead of an error 500.
+            logger.warning("socket refused: the channel layer is away", exc_info=True)
+            await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
         finally:
             await self.release()
 
@@ -199,30 +223,154 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         return await database_sync_to_async(rendered_in)(self.language, render, *args)
 
 
+class TableWatch:
+    """The sockets of this process that watch one table, and the newest read of it."""
+
+    def __init__(self) -> None:
+        self.sockets: set[TableConsumer] = set()
+        self.snapshot: rendering.TableSnapshot | None = None
+        self.loading: asyncio.Future | None = None
+
+
+class TableHub:
+    """What the table sockets of one event loop share: one read per table version, and one task
+    that re-reads the versions of every watched table every ``poll_seconds()``. The task runs
+    only while a socket watches a table: the last socket to leave ends it."""
+
+    def __init__(self) -> None:
+        self.watches: dict[int, TableWatch] = {}
+        self.checker: asyncio.Task | None = None
+
+    def join(self, match_id: int, socket: TableConsumer) -> None:
+        self.watches.setdefault(match_id, TableWatch()).sockets.add(socket)
+        if self.checker is None or self.checker.done():
+            self.checker = asyncio.ensure_future(self.check_every_few_seconds())
+
+    async def leave(self, match_id: int, socket: TableConsumer) -> None:
+        watch = self.watches.get(match_id)
+        if watch is not None:
+            watch.sockets.discard(socket)
+            if not watch.sockets:
+                del self.watches[match_id]
+        if not self.watches and self.checker is not None:
+            checker, self.checker = self.checker, None
+            checker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await checker
+
+    async def read(self, match_id: int, at_least: int) -> rendering.TableSnapshot | None:
+        """The table at version ``at_least`` or later: the last read when it is recent enough,
+        else a read that began after this call (shared with every socket that asks meanwhile)."""
+        watch = self.watches.get(match_id)
+        if watch is None:  # a socket that is leaving: a read of its own
+            return await database_sync_to_async(rendering.load_table)(match_id)
+        if watch.snapshot is not None and watch.snapshot.version >= at_least:
+            return watch.snapshot
+        earlier = watch.loading
+        if earlier is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(earlier)
+            if watch.snapshot is not None and watch.snapshot.version >= at_least:
+                return watch.snapshot
+        if watch.loading is None or watch.loading is earlier:
+            watch.loading = asyncio.ensure_future(self.shared_load(match_id, watch))
+        return await asyncio.shield(watch.loading)
+
+    async def fresh(self, match_id: int) -> rendering.TableSnapshot | None:
+        """A read that began now (a socket that just joined must see every change before it)."""
+        watch = self.watches.get(match_id)
+        if watch is None:
+            return await database_sync_to_async(rendering.load_table)(match_id)
+        return await self.load(match_id, watch)
+
+    async def shared_load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
+        try:
+            return await self.load(match_id, watch)
+        finally:
+            if watch.loading is asyncio.current_task():
+                watch.loading = None
+
+    async def load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
+        snapshot = await database_sync_to_async(rendering.load_table)(match_id)
+        if snapshot is not None and (
+            watch.snapshot is None or snapshot.version > watch.snapshot.version
+        ):
+            watch.snapshot = snapshot
+        return snapshot
+
+    async def check_every_few_seconds(self) -> None:
+        """The re-check that recovers a lost doorbell. A round that fails (the database away for
+        a moment) is logged and tried again next time: it must never die before its sockets."""
+        while True:
+            await asyncio.sleep(poll_seconds())
+            try:
+                await self.check()
+            except Exception:
+                logger.warning("the tables' re-check failed; trying again", exc_info=True)
+
+    async def check(self) -> None:
+        if not self.watches:
+            return
+        versions = await database_sync_to_async(current_versions)(list(self.watches))
+        behind = [
+            (socket, version)
+            for match_id, version in versions.items()
+            for socket in list(self.watches.get(match_id, TableWatch()).sockets)
+            if version > socket.sent_version
+        ]
+        results = await asyncio.gather(
+            *(socket.table_changed({"version": v}) for socket, v in behind),
+            return_exceptions=True,
+        )
+        for result in results:
+            if isinstance(result, Exception):
+                logger.warning("a socket's re-check failed", exc_info=result)
+
+
+_table_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, TableHub] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def table_hub() -> TableHub:
+    """This event loop's hub (one per process under daphne; one per test in the tests)."""
+    loop = asyncio.get_running_loop()
+    if loop not in _table_hubs:
+        _table_hubs[loop] = TableHub()
+    return _table_hubs[loop]
+
+
 class TableConsumer(RateLimitedConsumer):
+    """A table's socket. It pushes the parts of the table that changed since its last push (all
+    of them on connect, on a "sync" and after a gap in versions, since the page may then hold
+    parts of a version this socket never rendered)."""
+
+    hub: TableHub | None = None
+
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
         self.user = self.scope.get("user")
         invite = parse_qs(self.scope.get("query_string", b"").decode()).get("invite", [None])[0]
         self.invite = invite
         self.sent_version = -1
+        self.sent_parts: dict[str, int] = {}
+        self.pushing = asyncio.Lock()
         verdict = await database_sync_to_async(self.allowed)()
         if not await self.admit(notify.table_group(self.match_id), verdict):
             return
+        self.hub = table_hub()
+        self.hub.join(self.match_id, self)
         # After joining the group: whatever changed before is in this first render, whatever
         # changes after rings.
-        await self.send_table()
-        self.keep_checking(self.check_version)
+        await self.send_table(await self.hub.fresh(self.match_id))
         # Lines written while the socket was away (a table without chat sends nothing more).
         await self.send_chat(unless_empty=True)
 
-    async def check_version(self) -> None:
-        version = await database_sync_to_async(self.current_version)()
-        if version is not None and version > self.sent_version:
-            await self.send_table()
-
-    def current_version(self) -> int | None:
-        return Match.objects.filter(pk=self.match_id).values_list("version", flat=True).first()
+    async def release(self) -> None:
+        if self.hub is not None:
+            hub, self.hub = self.hub, None
+            await hub.leave(self.match_id, self)
+        await super().release()
 
     def allowed(self) -> bool | None:
         match = Match.objects.filter(pk=self.match_id).first()
@@ -233,14 +381,17 @@ class TableConsumer(RateLimitedConsumer):
 
     async def table_changed(self, event: dict) -> None:
         # Doorbells may arrive late or twice: a version already shown needs no new render.
-        if event.get("version", 0) > self.sent_version:
-            await self.send_table()
+        version = event.get("version", 0)
+        if version > self.sent_version and self.hub is not None:
+            await self.send_table(await self.hub.read(self.match_id, version))
 
     async def handle(self, message: dict) -> None:
         # A client that saw a gap in versions (or came back from sleep) asks for the whole table.
         if message.get("type") == "sync":
             self.sent_version = -1
-            await self.send_table()
+            self.sent_parts = {}
+            if self.hub is not None:
+                await self.send_table(await self.hub.fresh(self.match_id))
             await self.send_chat(unless_empty=True)
         else:
             await self.send_error("Unknown message.")
@@ -257,30 +408,118 @@ class TableConsumer(RateLimitedConsumer):
         if html is not None:
             await self.send(text_data=html)
 
-    async def send_table(self) -> None:
-        rendered = await self.render_in_language(self.render)
-        if rendered is None:
+    async def send_table(self, snapshot: rendering.TableSnapshot | None) -> None:
+        if snapshot is None:
             return
-        version, html = rendered
-        if version > self.sent_version:
-            self.sent_version = version
+        async with self.pushing:
+            if snapshot.version <= self.sent_version:
+                return
+            parts = await self.render_in_language(
+                rendering.table_parts, snapshot, self.user, self.invite
+            )
+            if snapshot.version <= self.sent_version:
+                return
+            html = self.changed_parts(snapshot.version, parts)
+            # Hashes only: an idle socket keeps a few numbers, not a copy of its table.
+            self.sent_version = snapshot.version
+            self.sent_parts = {part: hash(fragment) for part, fragment in parts.items()}
             await self.send(text_data=html)
 
-    def render(self) -> tuple[int, str] | None:
-        match = Match.objects.filter(pk=self.match_id).first()
-        if match is None:
-            return None
-        return match.version, rendering.render_table_fragments(match, self.user, self.invite)
+    def changed_parts(self, version: int, parts: dict[str, str]) -> str:
+        """The parts to push: after the version this socket pushed last, those that changed
+        (the status always: it carries the version; the error area always: a new version clears
+        an error an htmx answer showed); otherwise all of them."""
+        if version != self.sent_version + 1:
+            return "\n".join(parts.values())
+        return "\n".join(
+            html
+            for part, html in parts.items()
+            if part in ALWAYS_PUSHED or self.sent_parts.get(part) != hash(html)
+        )
+
+
+#: Parts of the table a socket pushes with every version.
+ALWAYS_PUSHED = frozenset({"status", "page_error"})
+
+
+class LobbyHub:
+    """The lobby sockets of one event loop. The lobby rings with every table that opens, fills
+    or ends: the rings of a second are coalesced into one push to every lobby socket of the
+    process, at most one per ``LOBBY_THROTTLE_SECONDS``, and viewers who see the same lobby
+    (visitors; one player's tabs) share one render of it."""
+
+    def __init__(self) -> None:
+        self.sockets: set[LobbyConsumer] = set()
+        self.pending: asyncio.Task | None = None
+        self.last_push = float("-inf")
+
+    def join(self, socket: LobbyConsumer) -> None:
+        self.sockets.add(socket)
+
+    async def leave(self, socket: LobbyConsumer) -> None:
+        self.sockets.discard(socket)
+        if not self.sockets and self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pending
+
+    def ring(self) -> None:
+        """Push soon, and not sooner than a second after the previous push: rings arriving
+        meanwhile join the push already planned."""
+        if self.pending is not None and not self.pending.done():
+            return
+        delay = max(0.0, self.last_push + LOBBY_THROTTLE_SECONDS - time.monotonic())
+        self.pending = asyncio.ensure_future(self.push_after(delay))
+
+    async def push_after(self, delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        # Cleared before reading the database: a ring during the push plans the next one.
+        self.pending = None
+        self.last_push = time.monotonic()
+        shared: dict[tuple, asyncio.Future] = {}
+        results = await asyncio.gather(
+            *(socket.send_lobby(shared) for socket in list(self.sockets)),
+            return_exceptions=True,
+        )
+        for result in results:
+            if isinstance(result, Exception):
+                logger.warning("a lobby push failed", exc_info=result)
+
+
+_lobby_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LobbyHub] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def lobby_hub() -> LobbyHub:
+    loop = asyncio.get_running_loop()
+    if loop not in _lobby_hubs:
+        _lobby_hubs[loop] = LobbyHub()
+    return _lobby_hubs[loop]
 
 
 class LobbyConsumer(RateLimitedConsumer):
+    hub: LobbyHub | None = None
+
     async def connect(self) -> None:
         self.user = self.scope.get("user")
-        await self.admit(notify.LOBBY_GROUP)
+        if not await self.admit(notify.LOBBY_GROUP):
+            return
+        self.hub = lobby_hub()
+        self.hub.join(self)
         await self.send_lobby()
 
+    async def release(self) -> None:
+        if self.hub is not None:
+            hub, self.hub = self.hub, None
+            await hub.leave(self)
+        await super().release()
+
     async def lobby_changed(self, event: dict) -> None:
-        await self.send_lobby()
+        if self.hub is not None:
+            self.hub.ring()
 
     async def handle(self, message: dict) -> None:
         if message.get("type") == "sync":
@@ -288,6 +527,20 @@ class LobbyConsumer(RateLimitedConsumer):
         else:
             await self.send_error("Unknown message.")
 
-    async def send_lobby(self) -> None:
-        html = await self.render_in_language(rendering.render_lobby_fragments, self.user)
+    def viewer_key(self) -> tuple:
+        """Who sees the same lobby: one key per language and user (all visitors share one)."""
+        user = self.user
+        pk = user.pk if user is not None and user.is_authenticated else None
+        return (getattr(self, "language", None) or socket_language(self.scope), pk)
+
+    async def send_lobby(self, shared: dict[tuple, asyncio.Future] | None = None) -> None:
+        if shared is None:
+            html = await self.render_in_language(rendering.render_lobby_fragments, self.user)
+        else:
+            key = self.viewer_key()
+            if key not in shared:
+                shared[key] = asyncio.ensure_future(
+                    self.render_in_language(rendering.render_lobby_fragments, self.user)
+                )
+            html = await asyncio.shield(shared[key])
         await self.send(text_data=html)

@@ -7,11 +7,18 @@ socket never disagree. Game data comes only from ``engine.view(state, seat)`` th
 presenter: ``match.state`` holds what nobody may see yet (pizzas still to come, secret picks) and
 never reaches a template. The move log is the sentences stored on the Move rows, each shown to a
 viewer only when the engine's ``record_move`` shows that viewer the move.
+
+A live table is read once per version (``load_table``: a ``TableSnapshot`` with the match, its
+seats, its move rows and invitations) and every socket of a process renders from that one read.
+What every viewer sees alike (``SHARED_PARTS``) is rendered once per version, language and
+invitation code, from the *spectator's* context, so nothing of one seat can enter what another
+receives; only the parts that differ per seat are rendered per socket, without a query.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -29,7 +36,7 @@ from players.friends import friend_ids
 from . import services
 from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
-from .models import Match, Move, Seat
+from .models import Invitation, Match, Move, Seat
 from .presenters import Presenter, get_presenter
 from .table_extras import add_table_extras
 
@@ -58,9 +65,98 @@ User = AbstractBaseUser | AnonymousUser | None
 
 
 # --- public entry points (the consumers call these) -------------------------------------------
+#: The live parts of a table, in page order: each is one hx-swap-oob fragment.
+TABLE_PARTS = (
+    "status",
+    "page_error",
+    "timer",
+    "actions",
+    "seats",
+    "board",
+    "targets",
+    "moves",
+    "info",
+    "players",
+    "log",
+    "result",
+)
+#: The parts every viewer of a version sees alike (given the language and the invitation code in
+#: the page's links): rendered once, from the spectator's context.
+SHARED_PARTS = frozenset({"board", "info", "players", "result"})
+_PART_TEMPLATES = {
+    part: "games/partials/errors.html#page_error"
+    if part == "page_error"
+    else f"games/partials/table.html#{part}"
+    for part in TABLE_PARTS
+}
+
+
+@dataclass(eq=False)
+class TableSnapshot:
+    """One read of a table at one version: what its fragments need, for every viewer. What is
+    derived from it (the spectator's game context, shared fragments) is memoized on it, keyed by
+    language and invitation code, never by viewer."""
+
+    match: Match
+    seats: dict[int, Seat]
+    rows: list[tuple[int, int, Any, bool]]
+    invited: list[Invitation]
+    memo: dict[tuple, Any] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        return self.match.version
+
+    def once(self, key: tuple, build: Callable[[], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = build()
+        return self.memo[key]
+
+
+def load_table(match_id: int) -> TableSnapshot | None:
+    """The table as it is now, in four queries; None when it does not exist."""
+    match = Match.objects.select_related("created_by").filter(pk=match_id).first()
+    return None if match is None else snapshot_of(match)
+
+
+def snapshot_of(match: Match) -> TableSnapshot:
+    seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
+    rows = _move_rows(match) if match.state is not None else []
+    invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
+    return TableSnapshot(match, seats, rows, invited)
+
+
 def render_table_fragments(match: Match, user: User, invite_code: str | None = None) -> str:
     """Every live part of the table, as ``user``'s seat sees it, as hx-swap-oob fragments."""
     return table_fragments(match, user, invite_code)
+
+
+def table_parts(
+    snapshot: TableSnapshot, user: User, invite_code: str | None = None, error: str | None = None
+) -> dict[str, str]:
+    """Every live part of the table as ``user``'s seat sees it (part name → hx-swap-oob
+    fragment, in page order). The shared parts come from the snapshot's memo; the log is shared
+    by the viewers who may read the same lines."""
+    match = snapshot.match
+    invite = invite_code if invite_code and invite_code == match.invite_code else None
+    language = get_language()
+    shared = snapshot.once(
+        ("shared", language, invite),
+        lambda: _render_parts(table_context(match, None, invite, snapshot=snapshot), SHARED_PARTS),
+    )
+    context = table_context(match, user, invite, error=error, snapshot=snapshot)
+    own = _render_parts(context, set(TABLE_PARTS) - SHARED_PARTS - {"log"})
+    visible = tuple(line["move"] for line in context["log"])
+    log = snapshot.once(
+        ("log", language, invite, visible), lambda: _render_parts(context, {"log"})["log"]
+    )
+    parts = {**shared, **own, "log": log}
+    return {part: parts[part] for part in TABLE_PARTS}
+
+
+def _render_parts(context: dict[str, Any], parts: set[str] | frozenset[str]) -> dict[str, str]:
+    context = {**context, "oob": True}
+    return {part: render_to_string(_PART_TEMPLATES[part], context) for part in parts}
 
 
 def render_lobby_fragments(user: User) -> str:
@@ -75,8 +171,8 @@ def render_socket_error(text: str) -> str:
 def table_fragments(
     match: Match, user: User, invite_code: str | None = None, error: str | None = None
 ) -> str:
-    context = table_context(match, user, invite_code, error=error)
-    return render_to_string("games/table_fragments.html", {**context, "oob": True})
+    parts = table_parts(snapshot_of(match), user, invite_code, error=error)
+    return "\n".join(parts.values())
 
 
 def page_error(text: str) -> str:
@@ -140,22 +236,30 @@ def game_name(slug: str) -> str:
 
 # --- a table -----------------------------------------------------------------------------------
 def table_context(
-    match: Match, user: User, invite_code: str | None = None, *, error: str | None = None
+    match: Match,
+    user: User,
+    invite_code: str | None = None,
+    *,
+    error: str | None = None,
+    snapshot: TableSnapshot | None = None,
 ) -> dict[str, Any]:
     """The context of the table page and of its fragments, for ``user``'s seat (or a spectator).
 
-    ``game`` (from the spectator's view) is the same for every viewer of a version; ``moves`` and
-    the log's secret lines are the viewer's own."""
+    ``game`` (from the spectator's view) is the same for every viewer of a version and built once
+    per snapshot and language; ``moves`` and the log's secret lines are the viewer's own."""
+    snapshot = snapshot_of(match) if snapshot is None else snapshot
     engine = get_engine(match.game)
     presenter = get_presenter(match.game)
-    seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
+    seats = snapshot.seats
     me = None
     if _authenticated(user):
         me = next((s for s in seats.values() if s.user_id == user.pk), None)
     you = me.index if me else None
-    names = seat_names(seats, match.seats_count)
+    language = get_language()
+    names = snapshot.once(("names", language), lambda: seat_names(seats, match.seats_count))
     invite = invite_code if invite_code and invite_code == match.invite_code else None
-    table = table_info(match, engine, seats, me, invite)
+    links = snapshot.once(("links", language), lambda: table_links(match))
+    table = table_info(match, engine, seats, me, invite, links)
     context: dict[str, Any] = {
         "table": table,
         "parts": presenter.templates,
@@ -176,7 +280,7 @@ def table_context(
         "you_name": names[you] if you is not None else None,
         "anonymous": not _authenticated(user),
         "error": error,
-        "actions": _seat_actions(match, engine, seats, me, user, table),
+        "actions": _seat_actions(match, engine, seats, me, user, table, snapshot.invited),
         "game": None,
         "moves": None,
         "your_turn": False,
@@ -193,18 +297,24 @@ def table_context(
     if match.state is not None:
         state = match.state
         context["to_move"] = [s for s in engine.to_move(state) if s != CHANCE]
-        context["game"] = presenter.game_context(engine.view(state, None), names)
+        context["game"] = snapshot.once(
+            ("game", language), lambda: presenter.game_context(engine.view(state, None), names)
+        )
         if you is not None and match.is_playing:
             context["your_turn"] = you in context["to_move"]
             context["moves"] = presenter.seat_context(
                 engine.view(state, you), context["game"], you, names
             )
-        rows = _move_rows(match)
         bots = {i for i, seat in seats.items() if seat.is_bot}
-        context["log"] = log_lines(engine, state, rows, names, you, bots)
+        context["log"] = log_lines(engine, state, snapshot.rows, names, you, bots)
         context["announced"] = announced_lines(context["log"])
         public_log = (
-            context["log"] if you is None else log_lines(engine, state, rows, names, None, bots)
+            context["log"]
+            if you is None
+            else snapshot.once(
+                ("public_log", language),
+                lambda: log_lines(engine, state, snapshot.rows, names, None, bots),
+            )
         )
         mark_last_move(engine, presenter, state, context["game"])
         context["last_move"] = public_log[-1] if public_log else None
@@ -214,7 +324,9 @@ def table_context(
     if match.is_playing and match.deadline:
         context["timer"] = timer_info(match.deadline, [names[s] for s in context["to_move"]])
     if match.status == Match.Status.FINISHED:
-        context["result"] = result_table(match, engine, presenter, seats, names)
+        context["result"] = snapshot.once(
+            ("result", language), lambda: result_table(match, engine, presenter, seats, names)
+        )
         context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
     add_table_extras(context, match, seats, me, user)
     return context
@@ -240,6 +352,7 @@ def table_info(
     seats: dict[int, Seat],
     me: Seat | None,
     invite: str | None,
+    links: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     pk = match.pk
     url = reverse("games:table", args=[pk])
@@ -277,7 +390,7 @@ def table_info(
         "invite_url": (
             _with_query(url, invite=match.invite_code) if me is not None and match.private else None
         ),
-        "links": table_links(match),
+        "links": table_links(match) if links is None else links,
     }
 
 
@@ -288,9 +401,9 @@ def _seat_actions(
     me: Seat | None,
     user: User,
     table: dict[str, Any],
+    invited: list[Invitation],
 ) -> dict[str, Any]:
     full = len(seats) >= match.seats_count
-    invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
     friends_to_invite = []
     if match.is_open and me is not None and not full:
         seated = {s.user_id for s in seats.values()} | {i.to_user_id for i in invited}

@@ -9,10 +9,13 @@ from django.core.asgi import get_asgi_application
 django_asgi_app = get_asgi_application()
 
 from django.conf import settings  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from pdc_site.request_threads import RequestThreads  # noqa: E402
+from pdc_site.static import StaticFiles  # noqa: E402
+
+django_asgi_app = RequestThreads(django_asgi_app)
 if settings.SERVE_STATIC:
-    django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
+    django_asgi_app = StaticFiles(django_asgi_app)
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -109,10 +109,23 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = os.environ.get("DATABASE_URL")
+#: PostgreSQL connections one process keeps open at most (Django's psycopg pool). Every request
+#: and every socket's read borrows one only while it runs a query, so the sum over processes
+#: stays bounded however many sockets or long polls wait; past it a request waits (up to
+#: ``DATABASE_POOL_TIMEOUT`` seconds) for a connection to come back.
+DATABASE_POOL_SIZE = int(os.environ.get("DATABASE_POOL_SIZE", "8"))
+DATABASE_POOL_TIMEOUT = float(os.environ.get("DATABASE_POOL_TIMEOUT", "20"))
 if DATABASE_URL:
+    # conn_max_age stays 0: with the pool, "closing" a connection gives it back to the pool.
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = env_flag("DATABASE_POOL")
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_flag(
+        "DATABASE_POOL", default=True
+    ):
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(2, DATABASE_POOL_SIZE),
+            "max_size": DATABASE_POOL_SIZE,
+            "timeout": DATABASE_POOL_TIMEOUT,
+        }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -138,16 +151,27 @@ REDIS_CONNECTION = {"retry_on_error": [RedisConnectionError]}
 #: up on any read after 5 s by default, which tore every idle socket down with a TimeoutError.
 #: A longer timeout for the layer's reads (still finite: a Redis that vanished is noticed).
 LAYER_READ_SECONDS = 15
+#: Which channels-redis layer carries the doorbells (see the README, "The channel layer"):
+#: "pubsub" (default): one subscription per group and process, a group_send is one PUBLISH that
+#: Redis hands to each process once; messages are not kept, and a lost doorbell is caught by
+#: the sockets' re-check. "core": the lists-and-sorted-sets layer, one queued message per socket.
+CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
+#: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
+#: next command with "Too many connections" past it; its default is 100).
+LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
 if REDIS_URL:
+    layer_host = {
+        "address": REDIS_URL,
+        "socket_timeout": LAYER_READ_SECONDS,
+        "max_connections": LAYER_MAX_CONNECTIONS,
+        **REDIS_CONNECTION,
+    }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                "hosts": [
-                    {"address": REDIS_URL, "socket_timeout": LAYER_READ_SECONDS, **REDIS_CONNECTION}
-                ],
-                "prefix": REDIS_PREFIX,
-            },
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"
+            if CHANNEL_LAYER == "pubsub"
+            else "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [layer_host], "prefix": REDIS_PREFIX},
         }
     }
     CACHES = {
@@ -179,9 +203,19 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
-#: Serve /static/ from the ASGI app itself (development and tests; behind a proxy, let it serve them).
-SERVE_STATIC = env_flag("DJANGO_SERVE_STATIC", default=DEBUG)
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+#: ``manage.py collectstatic`` writes hashed names and gzip copies; before it has run, plain names
+#: (pdc_site/static.py).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "pdc_site.static.CollectedStaticFilesStorage"},
+}
+#: Serve /static/ from the ASGI app itself through WhiteNoise (compressed, hashed names cached for
+#: ten years). A proxy in front may serve STATIC_ROOT itself instead: DJANGO_SERVE_STATIC=0.
+SERVE_STATIC = env_flag("DJANGO_SERVE_STATIC", default=True)
+#: Files not collected yet are found in the apps (development, tests); in DEBUG, edits show at once.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Requests are small JSON moves and forms: refuse anything larger early.

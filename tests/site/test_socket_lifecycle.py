@@ -12,6 +12,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.db import OperationalError
 from django.test import Client
 
@@ -25,7 +26,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 def rechecks() -> list[asyncio.Task]:
-    """The sockets' re-check tasks still alive in this event loop."""
+    """The re-check tasks still alive in this event loop (the table hub's, a socket's)."""
     return [
         task
         for task in asyncio.all_tasks()
@@ -34,8 +35,12 @@ def rechecks() -> list[asyncio.Task]:
 
 
 async def members(group: str) -> set:
-    """The channels in ``group``, read from the layer itself (in memory, or Redis's sorted set)."""
+    """The channels in ``group``, read from the layer itself (in memory, the Pub/Sub layer's
+    subscriptions of this event loop, or the core Redis layer's sorted set)."""
     layer = get_channel_layer()
+    if isinstance(layer, RedisPubSubChannelLayer):
+        here = layer._get_layer()
+        return set(here.groups.get(here._get_group_channel_name(group), set()))
     if hasattr(layer, "groups"):
         return set(layer.groups.get(group, {}))
     redis = layer.connection(layer.consistent_hash(group))
@@ -111,6 +116,7 @@ async def test_every_way_a_socket_closes_ends_its_tasks_and_leaves_its_group(way
     code = await WAYS[way](socket)
 
     assert rechecks() == []
+    assert consumers.table_hub().watches == {}
     assert await members(group) == set()
     assert limits.held("socket", f"user:{user.pk}") == 0
     if code is not None:
@@ -189,15 +195,15 @@ async def test_the_recheck_survives_a_failure_and_still_brings_a_lost_update(mon
     monkeypatch.setattr(consumers, "poll_seconds", lambda: 0.05)
     silence_doorbells(monkeypatch)
     failures = []
-    real = consumers.TableConsumer.current_version
+    real = consumers.current_versions
 
-    def fails_once(self):
+    def fails_once(match_ids):
         if not failures:
             failures.append(True)
             raise OperationalError("the database is away for a moment")
-        return real(self)
+        return real(match_ids)
 
-    monkeypatch.setattr(consumers.TableConsumer, "current_version", fails_once)
+    monkeypatch.setattr(consumers, "current_versions", fails_once)
     match, users = await sync_to_async(started_table)(players=2)
     socket, _ = await connected(f"/ws/tables/{match.pk}/")
     while not failures:

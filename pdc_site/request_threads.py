@@ -1,0 +1,51 @@
+"""Long-lived threads for the site's synchronous request code.
+
+Django's ASGI handler runs each request's synchronous code (views, the ORM) on a thread of its
+own: a new thread for every request, and another one to join it afterwards. Starting a thread
+blocks the event loop until the thread runs, and on a busy machine that wait was where a daphne
+process spent its time (``py-spy dump`` under load: the loop in ``Thread.start``), while every
+socket of the process waited behind it. ``RequestThreads`` lends each request one thread of a
+set that lives as long as the process: one request at a time per thread, as before, and no
+thread started in the steady state. A request never waits for a thread (long polls hold theirs
+while they wait): when all are lent, one more is made, and kept only up to ``KEEP``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import ThreadSensitiveContext
+
+#: Threads kept for the next requests once their request has ended.
+KEEP = 32
+
+
+class RequestThreads:
+    """An ASGI wrapper: HTTP requests to ``app`` run their synchronous code on lent threads."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+        self.idle: list[ThreadPoolExecutor] = []
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        thread = self.idle.pop() if self.idle else self.new_thread()
+        try:
+            # Django's own ThreadSensitiveContext inside sees this one and uses its thread.
+            async with ThreadSensitiveContext(executor=thread):
+                await self.app(scope, receive, send)
+        finally:
+            self.give_back(thread)
+
+    def new_thread(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="request")
+
+    def give_back(self, thread: ThreadPoolExecutor) -> None:
+        if len(self.idle) < KEEP:
+            self.idle.append(thread)
+        else:
+            thread.shutdown(wait=False)

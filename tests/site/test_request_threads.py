@@ -1,0 +1,66 @@
+"""Requests run their synchronous code on threads that outlive them (pdc_site/request_threads.py):
+no thread is started per request in the steady state, one request still has one thread to itself,
+and a request never waits for a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+
+from pdc_site.request_threads import RequestThreads
+
+pytestmark = pytest.mark.asyncio
+
+
+class DjangoLike:
+    """What Django's ASGI handler does with a request: its own ThreadSensitiveContext, then
+    synchronous code (twice, as a view and a signal would), each call's thread noted."""
+
+    def __init__(self) -> None:
+        self.threads: list[tuple[int, int]] = []
+        self.hold: asyncio.Event | None = None
+        self.inside = 0
+        self.all_inside = asyncio.Event()
+        self.expected = 0
+
+    async def __call__(self, scope, receive, send) -> None:
+        async with ThreadSensitiveContext():
+            first = await sync_to_async(threading.get_ident)()
+            if self.hold is not None:
+                self.inside += 1
+                if self.inside == self.expected:
+                    self.all_inside.set()
+                await self.hold.wait()
+            second = await sync_to_async(threading.get_ident)()
+        self.threads.append((first, second))
+
+
+async def request(app) -> None:
+    await app({"type": "http"}, None, None)
+
+
+async def test_one_thread_serves_request_after_request():
+    django = DjangoLike()
+    app = RequestThreads(django)
+    for _ in range(5):
+        await request(app)
+    assert len({t for pair in django.threads for t in pair}) == 1
+    assert len(app.idle) == 1
+
+
+async def test_requests_at_the_same_time_each_have_a_thread_of_their_own():
+    django = DjangoLike()
+    django.hold = asyncio.Event()
+    django.expected = 3
+    app = RequestThreads(django)
+    waiting = [asyncio.ensure_future(request(app)) for _ in range(3)]
+    await asyncio.wait_for(django.all_inside.wait(), 10)  # all three in their requests at once
+    django.hold.set()
+    await asyncio.gather(*waiting)
+    for first, second in django.threads:
+        assert first == second  # one request stays on its thread
+    assert len({first for first, _ in django.threads}) == 3
+    assert len(app.idle) == 3  # lent again to the next requests
