@@ -149,6 +149,7 @@ async def test_a_socket_pushes_only_the_parts_that_changed_and_everything_after_
         "table-status",
         "page-error",
         "table-timer",
+        "table-actions",
         "table-seats",
         "table-board",
         "table-targets",
