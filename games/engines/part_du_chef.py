@@ -390,8 +390,12 @@ class PartDuChef(Engine):
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
         self.check(state, seat, move)
-        new = dict(state)
+        new = self.advance(state, seat, move)
         new["log"] = [*state["log"], [seat, move]]
+        return new
+
+    def advance(self, state: State, seat: int, move: Move) -> State:
+        new = dict(state)
         if seat == CHANCE:
             self._apply_deal(new, move["deal"])
         elif new["phase"] == "chillies":
