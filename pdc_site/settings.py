@@ -208,3 +208,7 @@ LOGGING = {
 LOGIN_URL = "players:login"
 LOGIN_REDIRECT_URL = "games:lobby"
 LOGOUT_REDIRECT_URL = "games:home"
+
+# How long a level-3 bot thinks about one move, in seconds of wall time (issue 13). Level-3 turns
+# are played by the worker, never inside a person's request.
+BOT_LEVEL3_BUDGET = float(os.environ.get("BOT_LEVEL3_BUDGET", "1.0"))

@@ -587,7 +587,7 @@ class CafeFatal(Engine):
         )
 
     # --- bots ----------------------------------------------------------------------------------
-    bot_levels = (1, 2)
+    bot_levels = (1, 2, 3)
 
     def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
         from .cafe_fatal_bot import bot_move  # the bots import this module

@@ -17,6 +17,7 @@ import math
 import random
 from typing import Any
 
+from . import search
 from .base import CHANCE, IllegalMove, Move, State, gettext_noop
 from .cafe_fatal import ENGINE, SORTS, pieces_score, table_winner
 
@@ -156,6 +157,8 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
 def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
     """The placement of the bot of ``level`` for the seat of ``view``."""
     state = ENGINE.sample_state(view, rng)
+    if level >= 3:
+        return searched_placement(view, state, rng)
     if level >= 2:
         return strong_placement(state, view["you"], rng)
     return placement(state, view["you"], rng)
@@ -199,3 +202,46 @@ def _playout(state: State, seat: int, rng: random.Random) -> float:
     gains = [a - b for a, b in zip(state["scores"], before, strict=True)]
     others = [g for s, g in enumerate(gains) if s != seat]
     return gains[seat] - sum(others) / len(others)
+
+
+# --- level 3 -----------------------------------------------------------------------------------
+SEARCH_CANDIDATES = 8
+#: A round won by this many points more than the others counts as a clear one in the reward.
+ROUND_MARGIN_SCALE = 6.0
+#: What an iteration's reward makes of the game's end when a playout reaches it.
+GAME_MARGIN_SCALE = 10.0
+
+
+def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -> Move:
+    """Level 3: ``search.search_move`` over ``placement``'s best placements; each iteration rolls
+    fresh dice (the only thing the seat cannot know) and plays the round out."""
+    seat = view["you"]
+    candidates = [move for _, move in placement_scores(state, seat)[:SEARCH_CANDIDATES]]
+    return search.search_move(
+        search.worlds_from_view(ENGINE, view),
+        lambda world, move: ENGINE.advance(world, seat, move),
+        candidates,
+        seat,
+        _round_reward,
+        rng,
+    )
+
+
+def _round_reward(state: State, seat: int, rng: random.Random) -> float:
+    """Play to the end of the round; 0 to 1 by how much more the bot gained than its best rival
+    (or by the game's result when the round ends it)."""
+    before = list(state["scores"])
+    while state["phase"] in ("roll", "place"):
+        [mover] = ENGINE.to_move(state)
+        if mover == CHANCE:
+            move: Any = ENGINE.sample_chance(state, rng)
+        else:
+            move = placement(state, mover, rng)
+        state = ENGINE.advance(state, mover, move)
+    if ENGINE.is_over(state):
+        result = ENGINE.result(state)
+        return search.outcome_reward(result.scores, result.ranks, seat, GAME_MARGIN_SCALE)
+    gains = [after - was for after, was in zip(state["scores"], before, strict=True)]
+    others = [gain for other, gain in enumerate(gains) if other != seat]
+    margin = gains[seat] - 0.5 * (max(others) + sum(others) / len(others))
+    return 0.5 + 0.5 * math.tanh(margin / ROUND_MARGIN_SCALE)

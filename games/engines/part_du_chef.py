@@ -646,7 +646,7 @@ class PartDuChef(Engine):
         return ", ".join(code_label(slice_code(state, i)) for i in slice_ids)
 
     # --- bots -----------------------------------------------------------------------------------
-    bot_levels = (1, 2)
+    bot_levels = (1, 2, 3)
 
     def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
         from .part_du_chef_bot import bot_move  # the bots import this module

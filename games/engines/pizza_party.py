@@ -595,7 +595,7 @@ class PizzaParty(Engine):
         return {"seat": seat, **move}
 
     # --- bots ----------------------------------------------------------------------------------
-    bot_levels = (1, 2)
+    bot_levels = (1, 2, 3)
 
     def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
         from .pizza_party_bot import bot_move  # the bots import this module

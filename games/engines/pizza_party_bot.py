@@ -21,10 +21,12 @@ alone or shared in every count).
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
-from .base import IllegalMove, Move, State, gettext_noop
+from . import search
+from .base import CHANCE, IllegalMove, Move, State, gettext_noop
 from .pizza_party import (
     COLOURS,
     FACES,
@@ -236,7 +238,82 @@ def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
     if colour is None or colour not in view["to_move"]:
         raise IllegalMove(gettext_noop("It is not your turn."))
     state = _engine().sample_state(view, rng)
+    if level >= 3:
+        return searched_move(view, state, rng)
     strong = level >= 2
     if state["phase"] == "add":
         return {"place": choose_place(state, colour, rng, strong)}
     return {"cut": choose_cut(state, colour, rng, strong)}
+
+
+# --- level 3 -----------------------------------------------------------------------------------
+#: How many of level 1's cells the search weighs (a cut weighs all six faces).
+SEARCH_CANDIDATES = 8
+#: How many cuts a playout looks ahead before it judges the board.
+HORIZON_CUTS = 3
+#: A lead of this many toppings counts as a clear one in the reward.
+MARGIN_SCALE = 3.0
+#: In a playout, the chance that a colour picks its best answer to random picks (else any face):
+#: the search neither trusts its opponents to be sensible nor expects them to be random.
+SENSIBLE_PICK = 0.5
+
+
+def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
+    """Level 3: ``search.search_move`` over level 1's best cells (or every cut), each world with
+    the others' secret picks re-drawn, played ``HORIZON_CUTS`` cuts ahead."""
+    colour = view["you"]
+    engine = _engine()
+    if state["phase"] == "add":
+        values = placement_values(state["board"], colour, state["round"])
+        cells = sorted(values, key=lambda i: -values[i])[:SEARCH_CANDIDATES]
+        candidates: list[Move] = [{"place": cell_name(i)} for i in cells]
+    else:
+        candidates = [{"cut": face} for face in FACES]
+    return search.search_move(
+        search.worlds_from_view(engine, view),
+        lambda world, move: engine.advance(world, colour, move),
+        candidates,
+        colour,
+        _playout_reward,
+        rng,
+    )
+
+
+def _playout_reward(state: State, colour: int, rng: random.Random) -> float:
+    """Play ``HORIZON_CUTS`` cuts on (random placements, picks half sensible), then judge the
+    board: 0 to 1 by the colour's lead in toppings, the game's result when it ended."""
+    engine = _engine()
+    cuts = 0
+    plan: list[int] | None = None
+    while not engine.is_over(state) and cuts < HORIZON_CUTS:
+        movers = engine.to_move(state)
+        mover = movers[0]
+        if state["phase"] == "add":
+            move = engine.random_move(state, mover, rng)
+        elif mover == CHANCE:
+            move = engine.sample_chance(state, rng)
+        else:
+            if plan is None:
+                plan = _sampled_picks(state, rng)
+            move = {"cut": plan[mover]}
+        before = state["round"]
+        state = engine.advance(state, mover, move)
+        if state["round"] != before or engine.is_over(state):
+            cuts += 1
+            plan = None
+    if engine.is_over(state):
+        result = engine.result(state)
+        return search.outcome_reward(result.scores, result.ranks, colour, MARGIN_SCALE)
+    final = engine.on_board(state)
+    return 0.5 + 0.5 * math.tanh(value_for(final, colour) / MARGIN_SCALE / 4)
+
+
+def _sampled_picks(state: State, rng: random.Random) -> list[int]:
+    table = outcome_table(state["board"])
+    picks = []
+    for c in range(COLOURS):
+        if rng.random() < SENSIBLE_PICK:
+            picks.append(FACES[_best(pick_values(table, c, state["round"]), rng)])
+        else:
+            picks.append(rng.choice(FACES))
+    return picks
