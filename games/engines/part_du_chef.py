@@ -6,6 +6,7 @@ live in ``state["pizzas"]``, which only the engine reads: views show a pizza fro
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections import Counter
@@ -728,33 +729,41 @@ class PartDuChef(Engine):
     def kind_counts(self, state: State, seat: int) -> dict[str, int]:
         """Kept slices per kind, without chillies."""
         counts = dict.fromkeys(KINDS, 0)
+        pizzas = state["pizzas"]
         for slice_id in state["kept"][seat]:
-            kind = kind_of(slice_code(state, slice_id))
-            if kind:
-                counts[kind] += 1
+            letter = pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA][0]
+            if letter in counts:  # a chilli or a burnt slice is of no kind
+                counts[letter] += 1
         return counts
 
-    def suggested_chillies(self, state: State, seat: int) -> dict[str, int]:
+    def suggested_chillies(
+        self, state: State, seat: int, raw: list[dict[str, int]] | None = None
+    ) -> dict[str, int]:
         """The spec's suggested assignment of ``seat``'s chillies (kinds with none left out):
-        what a bot or a player out of time assigns, and what the page pre-selects."""
-        raw = [self.kind_counts(state, s) for s in range(state["n"])]
+        what a bot or a player out of time assigns, and what the page pre-selects. ``raw``: each
+        seat's ``kind_counts``, when the caller has them already."""
+        if raw is None:
+            raw = [self.kind_counts(state, s) for s in range(state["n"])]
         others = raw[:seat] + raw[seat + 1 :]
         chillies = self.held(state, seat, CHILLI)
         return compact_assignment(best_chilli_assignment(raw[seat], others, chillies))
 
-    def chilli_assignment(self, state: State, seat: int) -> dict[str, int]:
+    def chilli_assignment(
+        self, state: State, seat: int, raw: list[dict[str, int]] | None = None
+    ) -> dict[str, int]:
         """The assignment that counts for ``seat``: the one chosen, or the suggestion while the
         seat has not chosen yet (so that scores can be judged before the end)."""
         chosen = state["chillies"][seat] if state["chillies"] is not None else None
-        return chosen if chosen is not None else self.suggested_chillies(state, seat)
+        return chosen if chosen is not None else self.suggested_chillies(state, seat, raw)
 
     def final_counts(self, state: State) -> list[dict[str, int]]:
         """Each seat's kind counts with its chillies assigned."""
+        raw = [self.kind_counts(state, seat) for seat in range(state["n"])]
         out = []
         for seat in range(state["n"]):
-            counts = self.kind_counts(state, seat)
+            counts = dict(raw[seat])
             if self.held(state, seat, CHILLI):
-                for kind, count in self.chilli_assignment(state, seat).items():
+                for kind, count in self.chilli_assignment(state, seat, raw).items():
                     counts[kind] += count
             out.append(counts)
         return out
@@ -980,13 +989,30 @@ def best_chilli_assignment(
 ) -> dict[str, int]:
     """The assignment that maximises this player's own majority + variety points against the
     other players' counts without chillies; ties go to more chillies on T, then V, F, R, M."""
+    if chillies == 0:
+        return dict.fromkeys(KINDS, 0)
+    # Bots judge many positions that differ only elsewhere: remember the answers.
+    key = (
+        tuple(raw[k] for k in KINDS),
+        tuple(tuple(other[k] for k in KINDS) for other in others_raw),
+        chillies,
+    )
+    return dict(_best_chilli_assignment(*key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _best_chilli_assignment(
+    raw_counts: tuple[int, ...], others_counts: tuple[tuple[int, ...], ...], chillies: int
+) -> tuple[tuple[str, int], ...]:
+    raw = dict(zip(KINDS, raw_counts, strict=True))
+    others_raw = [dict(zip(KINDS, other, strict=True)) for other in others_counts]
 
     def worth(assignment: dict[str, int]) -> tuple[int, tuple[int, ...]]:
         counts = {k: raw[k] + assignment[k] for k in KINDS}
         points = majority_points(counts, others_raw) + VARIETY_MULTIPLIER * min(counts.values())
         return points, tuple(assignment[k] for k in CHILLI_TIE_ORDER)
 
-    return max(chilli_assignments(chillies), key=worth)
+    return tuple(max(chilli_assignments(chillies), key=worth).items())
 
 
 def _is_int(value: Any) -> bool:

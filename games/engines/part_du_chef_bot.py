@@ -317,8 +317,22 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
 
 
 def _rollout_reward(state: State, seat: int, rng: random.Random) -> float:
+    """Every seat finishes the round as level 1 would (the chef's cut is judged by the portions
+    the others leave it); then the rest of the game is played out with ``fast_move``."""
+    round_now = state["round"]
     while not ENGINE.is_over(state):
         mover = ENGINE.to_move(state)[0]
-        state = ENGINE.advance(state, mover, fast_move(state, mover, rng))
+        if state["round"] == round_now and state["phase"] == "take":
+            move = _greedy_take(state, mover)
+        else:
+            move = fast_move(state, mover, rng)
+        state = ENGINE.advance(state, mover, move)
     result = ENGINE.result(state)
     return search.outcome_reward(result.scores, result.ranks, seat, MARGIN_SCALE)
+
+
+def _greedy_take(state: State, seat: int) -> Move:
+    return max(
+        ((position_worth(after, seat), move) for move, after in _take_candidates(state, seat)),
+        key=lambda pair: pair[0],
+    )[1]

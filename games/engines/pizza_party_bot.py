@@ -42,6 +42,10 @@ from .pizza_party import (
 #: A colour that completes its 16 wins outright; the value dwarfs any difference in counts.
 WIN_VALUE = 40.0
 
+#: Level 2's share of each opponent's pick on its best answer to random picks (the rest is spread
+#: evenly): enough to expect sensible players, not so much that a random one fools it.
+SENSIBLE_SHARE = 0.5
+
 #: Every choice of lines, (n_q, n_r, n_s), in a fixed order.
 TRIPLES: tuple[tuple[int, int, int], ...] = tuple(PARTS)
 
@@ -171,7 +175,8 @@ def _expected_picks(
             weights.append([1 / 6] * 6)
             continue
         answer = _best(pick_values(table, c, state["round"]), rng)
-        weights.append([1 / 12 + (0.5 if k == answer else 0.0) for k in range(6)])
+        uniform = (1 - SENSIBLE_SHARE) / 6
+        weights.append([uniform + (SENSIBLE_SHARE if k == answer else 0.0) for k in range(6)])
     return weights
 
 

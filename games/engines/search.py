@@ -1,11 +1,11 @@
 """The level-3 bots' search: determinized Monte Carlo over the seat's information set.
 
-A bot sees its seat's view, not the state. Each iteration of the search re-deals what the seat
-cannot see (``Engine.sample_state``: a world the seat cannot tell from the real one), plays one of
-its candidate moves there and plays the world out with a cheap policy; the candidates share the
-iterations by UCB1, so the promising ones are looked at most, and the move played is the one
-looked at most. Every iteration draws a new world, so no candidate is judged on one lucky deal,
-and nothing the seat cannot see steers the choice (this is the root of an information-set MCTS).
+A bot sees its seat's view, not the state. Each step of the search re-deals what the seat cannot
+see (``Engine.sample_state``: a world the seat cannot tell from the real one), plays each of its
+candidate moves there and plays the world out with a cheap policy. Candidates are compared on the
+same worlds; the weaker half is dropped each time the number of worlds doubles. Every step draws a
+new world, so no candidate is judged on one lucky deal, and nothing the seat cannot see steers the
+choice (this is determinized Monte Carlo search over the seat's information set).
 
 The budget is either a number of iterations (reproducible: tests use it) or a time per move (the
 site: ``BOT_LEVEL3_BUDGET`` seconds, default 1). Reading the clock is the bots' business, never the
@@ -38,9 +38,6 @@ class Budget:
 #: The budget of a search outside any ``budget`` block (the site sets it once, at start-up).
 _default_budget = Budget()
 _BUDGET: ContextVar[Budget | None] = ContextVar("level3_budget", default=None)
-
-#: The exploration constant of UCB1 on rewards between 0 and 1.
-EXPLORATION = 0.6
 
 
 def current_budget() -> Budget:
@@ -78,40 +75,49 @@ def search_move(
     rng: random.Random,
     chosen: Budget | None = None,
 ) -> Move:
-    """The candidate that UCB1 looked at most over re-dealt worlds. ``sample(rng)`` re-deals a
-    world from the view, ``advance(world, move)`` plays the hero's move there."""
+    """The candidate whose playouts end best over re-dealt worlds. ``sample(rng)`` re-deals a
+    world from the view, ``advance(world, move)`` plays the hero's move there.
+
+    Every candidate still in the race meets the same worlds and the same luck in its playouts
+    (common random numbers), so a difference between two candidates is a difference of the moves,
+    not of the deals. Each time the number of worlds doubles, the worse half of the race drops
+    out (successive halving), so the budget goes to the moves that are close to the best. The
+    budget counts playouts: ``iterations`` of them, or as many as fit in ``seconds``."""
     if len(candidates) == 1:
         return candidates[0]
     chosen = chosen or current_budget()
-    visits = [0] * len(candidates)
+    alive = list(range(len(candidates)))
     totals = [0.0] * len(candidates)
     deadline = time.perf_counter() + chosen.seconds
-    done = 0
-    while True:
-        if chosen.iterations is not None:
-            if done >= chosen.iterations:
-                break
-        elif done >= len(candidates) and time.perf_counter() >= deadline:
-            break
-        pick = _ucb_pick(visits, totals, done)
-        world = advance(sample(rng), candidates[pick])
-        totals[pick] += rollout(world, seat, rng)
-        visits[pick] += 1
-        done += 1
-    # The most visited is the most robust choice; the mean breaks ties.
-    best = max(range(len(candidates)), key=lambda i: (visits[i], totals[i] / max(visits[i], 1), -i))
+    worlds = playouts = 0
+    next_cut = FIRST_CUT
+    while _within(chosen, playouts, deadline, worlds):
+        world_seed = rng.getrandbits(64)
+        world = sample(random.Random(world_seed))
+        for index in alive:
+            after = advance(world, candidates[index])
+            totals[index] += rollout(after, seat, random.Random(world_seed ^ PLAYOUT_SALT))
+            playouts += 1
+        worlds += 1
+        if worlds == next_cut and len(alive) > 2:
+            alive.sort(key=lambda i: -totals[i])
+            alive = sorted(alive[: max(2, len(alive) // 2)])
+            next_cut *= 2
+    best = max(alive, key=lambda i: (totals[i], -i))
     return candidates[best]
 
 
-def _ucb_pick(visits: list[int], totals: list[float], done: int) -> int:
-    for index, count in enumerate(visits):
-        if count == 0:
-            return index
-    log_done = math.log(done)
-    return max(
-        range(len(visits)),
-        key=lambda i: totals[i] / visits[i] + EXPLORATION * math.sqrt(log_done / visits[i]),
-    )
+#: The first halving comes after this many worlds; then after twice as many, and so on.
+FIRST_CUT = 4
+#: Mixed into a world's seed to draw its playouts' luck (apart from its deal).
+PLAYOUT_SALT = 0x5EED
+
+
+def _within(chosen: Budget, playouts: int, deadline: float, worlds: int) -> bool:
+    if chosen.iterations is not None:
+        return playouts < chosen.iterations
+    # Every candidate sees at least one world, however short the time.
+    return worlds == 0 or time.perf_counter() < deadline
 
 
 def outcome_reward(scores: Sequence[float], ranks: Sequence[int], seat: int, scale: float) -> float:
@@ -122,7 +128,11 @@ def outcome_reward(scores: Sequence[float], ranks: Sequence[int], seat: int, sca
     win = 1.0 / len(first) if seat in first else 0.0
     rival = max(score for s, score in enumerate(scores) if s != seat)
     margin = (scores[seat] - rival) / scale
-    return 0.75 * win + 0.25 * (0.5 + 0.5 * math.tanh(margin))
+    return WIN_WEIGHT * win + (1 - WIN_WEIGHT) * (0.5 + 0.5 * math.tanh(margin))
+
+
+#: The share of the reward that is winning (the rest is the margin).
+WIN_WEIGHT = 0.75
 
 
 def worlds_from_view(engine: Any, view: dict[str, Any]) -> Callable[[random.Random], State]:
