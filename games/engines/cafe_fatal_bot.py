@@ -205,11 +205,9 @@ def _playout(state: State, seat: int, rng: random.Random) -> float:
 
 
 # --- level 3 -----------------------------------------------------------------------------------
-SEARCH_CANDIDATES = 8
-#: A round won by this many points more than the others counts as a clear one in the reward.
-ROUND_MARGIN_SCALE = 6.0
-#: What an iteration's reward makes of the game's end when a playout reaches it.
-GAME_MARGIN_SCALE = 10.0
+SEARCH_CANDIDATES = 5
+#: What winning the game in the round played out is worth, in points of the round's margin.
+WIN_BONUS = 20.0
 
 
 def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -> Move:
@@ -228,8 +226,9 @@ def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -
 
 
 def _round_reward(state: State, seat: int, rng: random.Random) -> float:
-    """Play to the end of the round; 0 to 1 by how much more the bot gained than its best rival
-    (or by the game's result when the round ends it)."""
+    """Play to the end of the round: the bot's points gained minus the others' mean gain (as
+    level 2 judges a round), plus ``WIN_BONUS`` when that round ends the game with the bot first
+    (and minus it when another seat is)."""
     before = list(state["scores"])
     while state["phase"] in ("roll", "place"):
         [mover] = ENGINE.to_move(state)
@@ -238,10 +237,10 @@ def _round_reward(state: State, seat: int, rng: random.Random) -> float:
         else:
             move = placement(state, mover, rng)
         state = ENGINE.advance(state, mover, move)
-    if ENGINE.is_over(state):
-        result = ENGINE.result(state)
-        return search.outcome_reward(result.scores, result.ranks, seat, GAME_MARGIN_SCALE)
     gains = [after - was for after, was in zip(state["scores"], before, strict=True)]
     others = [gain for other, gain in enumerate(gains) if other != seat]
-    margin = gains[seat] - 0.5 * (max(others) + sum(others) / len(others))
-    return 0.5 + 0.5 * math.tanh(margin / ROUND_MARGIN_SCALE)
+    reward = gains[seat] - sum(others) / len(others)
+    if ENGINE.is_over(state):
+        ranks = ENGINE.result(state).ranks
+        reward += WIN_BONUS if ranks[seat] == 1 else -WIN_BONUS
+    return reward

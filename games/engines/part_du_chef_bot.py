@@ -18,7 +18,7 @@ import random
 from typing import Any
 
 from . import search
-from .base import CHANCE, Move, State
+from .base import Move, State
 from .part_du_chef import (
     BURNT,
     CHILLI,
@@ -37,7 +37,8 @@ from .part_du_chef import (
 #: How much a majority still to be fought for is worth, as a share of its value.
 OPEN_MAJORITY_WEIGHT = 0.35
 CANDIDATES_FOR_PLAYOUTS = 5
-PLAYOUTS_PER_CANDIDATE = 12
+#: Level 2's playouts per move, shared by its candidates.
+PLAYOUTS = 60
 
 
 def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
@@ -236,29 +237,26 @@ def best_marianne(state: State, seat: int) -> tuple[float, Move] | None:
 
 # --- level 2 -----------------------------------------------------------------------------------
 def playout_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
-    """The best of the level-1 candidates over playouts, each from its own sample of the view."""
+    """Level 2: the best of level 1's candidates over ``PLAYOUTS`` playouts, compared on the
+    same re-dealt worlds (``search.search_move`` with a fixed count: quick enough to play in a
+    request)."""
     seat = view["you"]
-    candidates = ranked_moves(state, seat)[:CANDIDATES_FOR_PLAYOUTS]
-    if len(candidates) == 1:
-        return candidates[0][1]
-    best_move, best_score = candidates[0][1], float("-inf")
-    for _, move in candidates:
-        total = 0.0
-        for _ in range(PLAYOUTS_PER_CANDIDATE):
-            world = ENGINE.apply(ENGINE.sample_state(view, rng), seat, move)
-            total += _playout_margin(world, seat, rng)
-        if total > best_score:
-            best_move, best_score = move, total
-    return best_move
+    candidates = [move for _, move in ranked_moves(state, seat)[:CANDIDATES_FOR_PLAYOUTS]]
+    return search.search_move(
+        search.worlds_from_view(ENGINE, view),
+        lambda world, move: ENGINE.advance(world, seat, move),
+        candidates,
+        seat,
+        _playout_margin,
+        rng,
+        search.Budget(iterations=PLAYOUTS),
+    )
 
 
 def _playout_margin(state: State, seat: int, rng: random.Random) -> float:
     while not ENGINE.is_over(state):
         mover = ENGINE.to_move(state)[0]
-        if mover == CHANCE:
-            state = ENGINE.apply(state, CHANCE, ENGINE.sample_chance(state, rng))
-        else:
-            state = ENGINE.apply(state, mover, fast_move(state, mover, rng))
+        state = ENGINE.advance(state, mover, fast_move(state, mover, rng))
     scores = ENGINE.result(state).scores
     best_rival = max(s for other, s in enumerate(scores) if other != seat)
     return scores[seat] - best_rival
