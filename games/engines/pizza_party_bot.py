@@ -252,25 +252,25 @@ def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
 
 
 # --- level 3 -----------------------------------------------------------------------------------
-#: How many of level 1's cells the search weighs (a cut weighs all six faces).
-SEARCH_CANDIDATES = 8
-#: How many cuts a playout looks ahead before it judges the board.
-HORIZON_CUTS = 3
+#: How many of level 2's cells the search weighs (a cut weighs all six faces).
+SEARCH_CANDIDATES = 6
 #: A lead of this many toppings counts as a clear one in the reward.
 MARGIN_SCALE = 3.0
-#: In a playout, the chance that a colour picks its best answer to random picks (else any face):
-#: the search neither trusts its opponents to be sensible nor expects them to be random.
+#: In a playout, the chance that a colour picks its level-2 answer (else any face): the search
+#: neither trusts its opponents to be sensible nor expects them to be random.
 SENSIBLE_PICK = 0.5
 
 
 def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
-    """Level 3: ``search.search_move`` over level 1's best cells (or every cut), each world with
-    the others' secret picks re-drawn, played ``HORIZON_CUTS`` cuts ahead."""
+    """Level 3: ``search.search_move`` over level 2's best cells (or every cut); in each world
+    the others' secret picks are re-drawn and the round is played to its cut, the others picking
+    as level 2 would half of the time."""
     colour = view["you"]
     engine = _engine()
     if state["phase"] == "add":
-        values = placement_values(state["board"], colour, state["round"])
-        cells = sorted(values, key=lambda i: -values[i])[:SEARCH_CANDIDATES]
+        weights = _expected_picks(state, rng)
+        values = placement_values(state["board"], colour, state["round"], weights)
+        cells = sorted(values, key=lambda i: (-values[i], i))[:SEARCH_CANDIDATES]
         candidates: list[Move] = [{"place": cell_name(i)} for i in cells]
     else:
         candidates = [{"cut": face} for face in FACES]
@@ -279,46 +279,44 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
         lambda world, move: engine.advance(world, colour, move),
         candidates,
         colour,
-        _playout_reward,
+        _round_reward,
         rng,
     )
 
 
-def _playout_reward(state: State, colour: int, rng: random.Random) -> float:
-    """Play ``HORIZON_CUTS`` cuts on (random placements, picks half sensible), then judge the
-    board: 0 to 1 by the colour's lead in toppings, the game's result when it ended."""
+def _round_reward(state: State, colour: int, rng: random.Random) -> float:
+    """Play to the round's cut (placements at random, picks as ``_sampled_picks``), then judge
+    the board: 0 to 1 by the colour's lead in toppings, by the result if the game ended."""
     engine = _engine()
-    cuts = 0
+    round_now = state["round"]
     plan: list[int] | None = None
-    while not engine.is_over(state) and cuts < HORIZON_CUTS:
-        movers = engine.to_move(state)
-        mover = movers[0]
+    while not engine.is_over(state) and state["round"] == round_now:
+        mover = engine.to_move(state)[0]
         if state["phase"] == "add":
             move = engine.random_move(state, mover, rng)
         elif mover == CHANCE:
             move = engine.sample_chance(state, rng)
         else:
             if plan is None:
-                plan = _sampled_picks(state, rng)
+                plan = _sampled_picks(state, colour, rng)
             move = {"cut": plan[mover]}
-        before = state["round"]
         state = engine.advance(state, mover, move)
-        if state["round"] != before or engine.is_over(state):
-            cuts += 1
-            plan = None
     if engine.is_over(state):
         result = engine.result(state)
         return search.outcome_reward(result.scores, result.ranks, colour, MARGIN_SCALE)
-    final = engine.on_board(state)
-    return 0.5 + 0.5 * math.tanh(value_for(final, colour) / MARGIN_SCALE / 4)
+    return 0.5 + 0.5 * math.tanh(value_for(engine.on_board(state), colour) / (4 * MARGIN_SCALE))
 
 
-def _sampled_picks(state: State, rng: random.Random) -> list[int]:
+def _sampled_picks(state: State, hero: int, rng: random.Random) -> list[int]:
+    """Each colour's pick in a playout: the others pick their level-2 answer half of the time
+    (else any face); the hero picks its level-2 answer."""
+    weights = _expected_picks(state, rng)
     table = outcome_table(state["board"])
     picks = []
     for c in range(COLOURS):
-        if rng.random() < SENSIBLE_PICK:
-            picks.append(FACES[_best(pick_values(table, c, state["round"]), rng)])
+        answer = FACES[_best(pick_values(table, c, state["round"], weights), rng)]
+        if c == hero or rng.random() < SENSIBLE_PICK:
+            picks.append(answer)
         else:
             picks.append(rng.choice(FACES))
     return picks
