@@ -262,9 +262,9 @@ SENSIBLE_PICK = 0.5
 
 
 def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
-    """Level 3: ``search.search_move`` over level 2's best cells (or every cut); in each world
-    the others' secret picks are re-drawn and the round is played to its cut, the others picking
-    as level 2 would half of the time."""
+    """Level 3: ``search.search_move`` over level 2's best cells, each world played to the
+    round's cut with the others picking as level 2 would half of the time; the cut itself is
+    weighed exactly against that model (``_cut_against_level_2``)."""
     colour = view["you"]
     engine = _engine()
     if state["phase"] == "add":
@@ -273,7 +273,7 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
         cells = sorted(values, key=lambda i: (-values[i], i))[:SEARCH_CANDIDATES]
         candidates: list[Move] = [{"place": cell_name(i)} for i in cells]
     else:
-        candidates = [{"cut": face} for face in FACES]
+        return {"cut": _cut_against_level_2(state, colour, rng)}
     return search.search_move(
         search.worlds_from_view(engine, view),
         lambda world, move: engine.advance(world, colour, move),
@@ -282,6 +282,28 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
         _round_reward,
         rng,
     )
+
+
+def _cut_against_level_2(state: State, colour: int, rng: random.Random) -> int:
+    """The cut: the others' picks are few (six faces each), so every combination is weighed
+    exactly rather than sampled, each other colour picking its level-2 answer half of the time
+    (else any face; the duel's neutral die stays uniform)."""
+    table = outcome_table(state["board"])
+    answers = _level_2_answers(state, table, rng)
+    weights = []
+    for c in range(COLOURS):
+        if c == NEUTRAL and state["n"] == 2:
+            weights.append([1 / 6] * 6)
+            continue
+        spread = (1 - SENSIBLE_PICK) / 6
+        weights.append([spread + (SENSIBLE_PICK if k == answers[c] else 0.0) for k in range(6)])
+    return FACES[_best(pick_values(table, colour, state["round"], weights), rng)]
+
+
+def _level_2_answers(state: State, table: list[list[int]], rng: random.Random) -> list[int]:
+    """Each colour's level-2 pick (an index into ``FACES``) on the board as it stands."""
+    weights = _expected_picks(state, rng, table)
+    return [_best(pick_values(table, c, state["round"], weights), rng) for c in range(COLOURS)]
 
 
 def _round_reward(state: State, colour: int, rng: random.Random) -> float:
@@ -310,11 +332,11 @@ def _round_reward(state: State, colour: int, rng: random.Random) -> float:
 def _sampled_picks(state: State, hero: int, rng: random.Random) -> list[int]:
     """Each colour's pick in a playout: the others pick their level-2 answer half of the time
     (else any face); the hero picks its level-2 answer."""
-    weights = _expected_picks(state, rng)
     table = outcome_table(state["board"])
+    answers = _level_2_answers(state, table, rng)
     picks = []
     for c in range(COLOURS):
-        answer = FACES[_best(pick_values(table, c, state["round"], weights), rng)]
+        answer = FACES[answers[c]]
         if c == hero or rng.random() < SENSIBLE_PICK:
             picks.append(answer)
         else:
