@@ -120,8 +120,8 @@ def test_cafe_fatal_level_3_beats_two_level_1_bots():
     assert firsts(ranks) >= 4
 
 
-def test_pizza_party_level_3_beats_two_level_1_bots():
+def test_pizza_party_level_3_beats_two_level_2_bots():
     with search.budget(iterations=40):
-        ranks = hero_first_ranks(PIZZA_PARTY, level_against(PIZZA_PARTY, 3, 1), 3, 8)
-    print("pp firsts", firsts(ranks))
-    assert firsts(ranks) >= 0
+        ranks = hero_first_ranks(PIZZA_PARTY, level_against(PIZZA_PARTY, 3, 2), 3, 8)
+    # Measured: first in 6 of 8 games (a third would be even).
+    assert firsts(ranks) >= 5
