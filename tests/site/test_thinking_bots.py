@@ -77,3 +77,23 @@ def test_a_person_s_move_returns_before_the_thinking_bot_replies():
     if not engine.is_over(match.state) and host_seat not in engine.to_move(match.state):
         assert match.deadline is not None
         assert worker.play_expired_turns() == 1
+
+
+def test_the_api_seats_a_level_three_bot_at_a_friendly_table():
+    import json
+
+    from django.test import Client
+
+    from players.models import ApiToken
+
+    host = make_user()
+    match = services.create_table(host, "pizza-party", seats=3)
+    _, raw = ApiToken.issue(host, "test")
+    answer = Client().post(
+        f"/api/tables/{match.pk}/bots",
+        json.dumps({"level": 3}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
+    assert answer.status_code == 200, answer.content
+    assert list(match.seats.exclude(user=host).values_list("bot_level", flat=True)) == [3]
