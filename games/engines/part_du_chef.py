@@ -425,12 +425,17 @@ class PartDuChef(Engine):
         index = move["take"]
         portion = new["portions"][index]
         eaten_now = set(move.get("eat", []))
-        kept = [list(k) for k in new["kept"]]
-        eaten = [list(e) for e in new["eaten"]]
+        # Only the taker's lists and its victims' change: the others are shared with the state
+        # before (nothing changes a state's lists in place).
+        kept = list(new["kept"])
+        eaten = list(new["eaten"])
+        kept[seat] = list(kept[seat])
+        eaten[seat] = list(eaten[seat])
         olives = list(new["olives"])
         slice_points = list(new["slice_points"])
+        pizza = new["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
         for slice_id in portion:
-            code = slice_code(new, slice_id)
+            code = pizza[slice_id % SLICES_PER_PIZZA]
             if code != BURNT:
                 slice_points[seat] += 1
             if slice_id in eaten_now:
@@ -444,10 +449,11 @@ class PartDuChef(Engine):
             if kind in steal:
                 target = steal[kind]
                 taken = min(self._kept_of_kind(new, target, kind))
-                kept[target].remove(taken)
+                kept[target] = [i for i in kept[target] if i != taken]
                 kept[seat].append(taken)
-        new["kept"] = [sorted(k) for k in kept]
-        new["eaten"] = [sorted(e) for e in eaten]
+        kept[seat].sort()
+        eaten[seat].sort()
+        new["eaten"] = eaten
         new["olives"] = olives
         new["slice_points"] = slice_points
         taken_by = list(new["taken_by"])
