@@ -97,3 +97,18 @@ def test_the_api_seats_a_level_three_bot_at_a_friendly_table():
     )
     assert answer.status_code == 200, answer.content
     assert list(match.seats.exclude(user=host).values_list("bot_level", flat=True)) == [3]
+
+
+def test_the_worker_plays_a_table_of_thinking_bots_to_its_end():
+    # The person resigns at once: the bot plays on for their seat (level 1, in the request) and
+    # the worker plays the two level-3 bots, one move per job, until the match is over.
+    match, host = table_with_level3_bots("pizza-party", 3)
+    services.resign(host, match.pk)
+    jobs = 0
+    while Match.objects.get(pk=match.pk).is_playing:
+        assert worker.play_expired_turns() == 1
+        jobs += 1
+        assert jobs < 500
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert bot_moves(match) >= jobs
