@@ -8,7 +8,9 @@ is worth to the bot (sets count, so the fifth piece of a sort is worth a lot), t
 away from the player leading there, how safe the lead is against the dice the others still hold,
 and the dice it spends. ``strong_placement`` (level 2) keeps the best few of those placements and plays the
 rest of the round out several times for each (everyone playing ``placement``), keeping the placement
-whose rounds end best for the bot against the others.
+whose rounds end best for the bot against the others. ``searched_placement`` (level 3) weighs the
+same candidates with ``search.search_move``: many more rounds played out, on the same dice for
+every candidate, and a bonus for a round that wins the game.
 """
 
 from __future__ import annotations

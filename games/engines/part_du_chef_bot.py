@@ -7,7 +7,9 @@ Level 1 is a greedy player: it cuts to balance the portions (the chef gets the o
 then takes the portion whose keep/eat split leaves it furthest ahead of its best rival by the
 scores as they would stand if the game ended now, plus the chances it keeps for majorities still
 open. Level 2 samples playouts: for its best few level-1 candidates it samples many states from
-the view, plays every seat to the end with a fast policy and keeps the move that wins most. Both
+the view, plays every seat to the end with a fast policy and keeps the move that wins most. Level 3
+(``searched_move``) weighs level 1's best eight with ``search.search_move``: in each re-dealt
+world every seat finishes the round as level 1 would, then the game is played out fast. All
 assign their chillies as suggested.
 """
 

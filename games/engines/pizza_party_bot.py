@@ -9,6 +9,9 @@ line choices, and both bots weigh all of them.
 - level 2: the same search, but it expects the other players to pick sensibly (half of each one's
   weight on its own best answer to random picks; the duel's neutral die stays uniform), for its
   cut and for its placement.
+- level 3: expects each other colour to pick its level-2 answer half of the time (else any face):
+  its cut weighs every combination of their picks exactly; its placement is searched
+  (``search.search_move``) over level 2's best cells, each world played to the round's cut.
 
 A bot gets its seat's view, never the state: the others' secret picks are not in it, and the
 bots never needed them (they weigh every pick the others could make).
