@@ -107,8 +107,10 @@ def search_move(
     return candidates[best]
 
 
-#: The first halving comes after this many worlds; then after twice as many, and so on.
-FIRST_CUT = 4
+#: The first halving comes after this many worlds (fewer judge too early: measured, Café Fatal
+#: level 3 won 25% [14, 40] of 40 games against two level 2 bots halving after 4), then after
+#: twice as many, and so on.
+FIRST_CUT = 16
 #: Mixed into a world's seed to draw its playouts' luck (apart from its deal).
 PLAYOUT_SALT = 0x5EED
 
