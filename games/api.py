@@ -252,7 +252,7 @@ def leave(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
 
 @endpoint("POST", login=True, fields=("level",))
 def bots(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
-    """``{"level": 1 | 2}``: the creator of a friendly table fills a free seat with a bot."""
+    """``{"level": 1 | 2 | 3}``: the creator of a friendly table fills a free seat with a bot."""
     match = services.add_bot(user, match_id, body_json(request).get("level", 1))
     return JsonResponse(table_json(_match_or_404(match.pk, user), user))
 

@@ -6,5 +6,11 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
+        from django.conf import settings
+
         # Registers the worker's jobs.
         from . import worker  # noqa: F401
+        from .engines import search
+
+        # How long a level-3 bot thinks about a move (seconds of wall time).
+        search.set_default_budget(search.Budget(seconds=settings.BOT_LEVEL3_BUDGET))

@@ -35,6 +35,9 @@ match_ended = Signal()
 TURN_SECONDS_CHOICES = (15, 30, 60, 120, 300, 900, 3600, 86400)
 DEFAULT_RANKED_TURN_SECONDS = 60
 TIMEOUTS_TO_ABANDON = 3
+#: Bots of this level and above think for a time budget (``BOT_LEVEL3_BUDGET``): the worker plays
+#: their turns, one move per job, never the request of a person who is waiting (issue 13).
+WORKER_BOT_LEVEL = 3
 #: The worker's tries at a table whose due job fails, and the pause after the first failure
 #: (doubled after each further one), before it calls the match off.
 JOB_TRIES = 5
@@ -553,9 +556,23 @@ def _seeded(match: Match, purpose: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:16], "big"))
 
 
-def _run_automatic_moves(match: Match, engine: Engine, seats: dict[int, Seat]) -> None:
-    """Chance moves, bots and abandoned players' seats, until a person must move or the game
-    ends."""
+def _worker_bot_due(match: Match, engine: Engine, seats: dict[int, Seat]) -> bool:
+    return any(
+        index != CHANCE and _thinks_in_worker(seats[index]) for index in engine.to_move(match.state)
+    )
+
+
+def _thinks_in_worker(seat: Seat) -> bool:
+    """A bot that thinks for a time budget: its turns are the worker's job."""
+    return seat.is_bot and (seat.bot_level or 1) >= WORKER_BOT_LEVEL
+
+
+def _run_automatic_moves(
+    match: Match, engine: Engine, seats: dict[int, Seat], worker_turns: int = 0
+) -> None:
+    """Chance moves, bots and abandoned players' seats, until a person must move, a bot that
+    thinks in the worker is due (after ``worker_turns`` of its moves: the worker's own job) or
+    the game ends."""
     while not engine.is_over(match.state):
         movers = engine.to_move(match.state)
         if CHANCE in movers:
@@ -566,6 +583,10 @@ def _run_automatic_moves(match: Match, engine: Engine, seats: dict[int, Seat]) -
         if not automatic:
             return
         seat = seats[automatic[0]]
+        if _thinks_in_worker(seat):
+            if worker_turns <= 0:
+                return  # ``_changed`` makes the match due for the worker at once
+            worker_turns -= 1
         view = engine.view(match.state, seat.index)
         move = engine.bot_move(view, _rng(match, "bot"), seat.bot_level or 1)
         _apply(match, engine, seat.index, move, by_bot=True)
@@ -589,6 +610,13 @@ def play_for_timeouts(match_id: int) -> bool:
             return True
         engine = engine_for(match)
         seats = {s.index: s for s in match.seats.all()}
+        if _worker_bot_due(match, engine, seats):
+            # Not a timeout: a thinking bot's turn. It plays one move (the lock is held for at
+            # most its budget); the next is the next job's, so other tables get their turn.
+            _run_automatic_moves(match, engine, seats, worker_turns=1)
+            match.job_failures = 0
+            _changed(match)
+            return True
         for index in engine.to_move(match.state):
             seat = seats[index]
             seat.timeouts_in_row += 1
@@ -684,6 +712,10 @@ def _changed(match: Match, lobby: bool = False) -> None:
         _note_step(match, engine)
         if match.turn_seconds:
             match.deadline = timezone.now() + timedelta(seconds=match.turn_seconds)
+        elif match.deadline is not None and match.deadline <= timezone.now():
+            match.deadline = None  # a thinking bot's turn, now played: no timer runs here
+        if _worker_bot_due(match, engine, {seat.index: seat for seat in match.seats.all()}):
+            match.deadline = timezone.now()
     match.save()
     notify.after_commit(match, lobby=lobby)
 

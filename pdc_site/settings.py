@@ -246,3 +246,7 @@ LOGOUT_REDIRECT_URL = "games:home"
 # The ladder's covering indexes (ratings.models) carry extra columns on PostgreSQL; SQLite builds
 # them without, which is all it needs (its searches read the rows anyway).
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
+
+# How long a level-3 bot thinks about one move, in seconds of wall time (issue 13). Level-3 turns
+# are played by the worker, never inside a person's request.
+BOT_LEVEL3_BUDGET = float(os.environ.get("BOT_LEVEL3_BUDGET", "1.0"))

@@ -255,6 +255,13 @@ class Engine:
         """Check the move and return the state after it; the given state is left untouched."""
         raise NotImplementedError
 
+    def advance(self, state: State, seat: int, move: Move) -> State:
+        """The state after ``move``, which the caller already knows to be legal (a search that
+        drew it from ``legal``, ``random_move`` or a bot): ``apply`` without the check, and
+        without the log entry where the rules do not read the log. Only for thinking ahead (bots,
+        playouts): the scores and what comes next are those ``apply`` gives, the log is not."""
+        return self.apply(state, seat, move)
+
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
         """A legal move drawn at random (the 'random player' of tests and load generators)."""
         return rng.choice(list(self.legal(state, seat)))

@@ -329,8 +329,12 @@ class CafeFatal(Engine):
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
         self.check(state, seat, move)
-        new = dict(state)
+        new = self.advance(state, seat, move)
         new["log"] = [*state["log"], [seat, move]]
+        return new
+
+    def advance(self, state: State, seat: int, move: Move) -> State:
+        new = dict(state)
         if seat != CHANCE:
             self._apply_place(new, seat, move["place"]["value"], move["place"]["table"])
         elif "serve" in move:
@@ -426,11 +430,16 @@ class CafeFatal(Engine):
         else:
             fresh = list(range(self.tables_count(state)))
         for value in sorted(set(state["rolled"])):
-            targets = [placed[value]] if value in placed else fresh
-            for table in targets:
-                # The shortcut above only narrows the search; check has the last word.
+            if value in placed:
+                # Back on its table, if the rules allow it (a position made by hand may not).
+                table = placed[value]
                 if self.placement_error(state, seat, value, table) is None:
                     yield {"place": {"value": value, "table": table}}
+                continue
+            # A new value on a fresh table next to ours: every rule of ``placement_error`` holds
+            # there by construction (the property tests check each legal move against ``check``).
+            for table in fresh:
+                yield {"place": {"value": value, "table": table}}
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
         moves = list(self.legal(state, seat))
@@ -578,7 +587,7 @@ class CafeFatal(Engine):
         )
 
     # --- bots ----------------------------------------------------------------------------------
-    bot_levels = (1, 2)
+    bot_levels = (1, 2, 3)
 
     def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
         from .cafe_fatal_bot import bot_move  # the bots import this module

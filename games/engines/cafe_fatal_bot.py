@@ -8,7 +8,9 @@ is worth to the bot (sets count, so the fifth piece of a sort is worth a lot), t
 away from the player leading there, how safe the lead is against the dice the others still hold,
 and the dice it spends. ``strong_placement`` (level 2) keeps the best few of those placements and plays the
 rest of the round out several times for each (everyone playing ``placement``), keeping the placement
-whose rounds end best for the bot against the others.
+whose rounds end best for the bot against the others. ``searched_placement`` (level 3) weighs the
+same candidates with ``search.search_move``: many more rounds played out, on the same dice for
+every candidate, and a bonus for a round that wins the game.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import math
 import random
 from typing import Any
 
+from . import search
 from .base import CHANCE, IllegalMove, Move, State, gettext_noop
 from .cafe_fatal import ENGINE, SORTS, pieces_score, table_winner
 
@@ -156,6 +159,8 @@ def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
 def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
     """The placement of the bot of ``level`` for the seat of ``view``."""
     state = ENGINE.sample_state(view, rng)
+    if level >= 3:
+        return searched_placement(view, state, rng)
     if level >= 2:
         return strong_placement(state, view["you"], rng)
     return placement(state, view["you"], rng)
@@ -199,3 +204,45 @@ def _playout(state: State, seat: int, rng: random.Random) -> float:
     gains = [a - b for a, b in zip(state["scores"], before, strict=True)]
     others = [g for s, g in enumerate(gains) if s != seat]
     return gains[seat] - sum(others) / len(others)
+
+
+# --- level 3 -----------------------------------------------------------------------------------
+SEARCH_CANDIDATES = 5
+#: What winning the game in the round played out is worth, in points of the round's margin.
+WIN_BONUS = 20.0
+
+
+def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -> Move:
+    """Level 3: ``search.search_move`` over ``placement``'s best placements; each iteration rolls
+    fresh dice (the only thing the seat cannot know) and plays the round out."""
+    seat = view["you"]
+    candidates = [move for _, move in placement_scores(state, seat)[:SEARCH_CANDIDATES]]
+    return search.search_move(
+        search.worlds_from_view(ENGINE, view),
+        lambda world, move: ENGINE.advance(world, seat, move),
+        candidates,
+        seat,
+        _round_reward,
+        rng,
+    )
+
+
+def _round_reward(state: State, seat: int, rng: random.Random) -> float:
+    """Play to the end of the round: the bot's points gained minus the others' mean gain (as
+    level 2 judges a round), plus ``WIN_BONUS`` when that round ends the game with the bot first
+    (and minus it when another seat is)."""
+    before = list(state["scores"])
+    while state["phase"] in ("roll", "place"):
+        [mover] = ENGINE.to_move(state)
+        if mover == CHANCE:
+            move: Any = ENGINE.sample_chance(state, rng)
+        else:
+            move = placement(state, mover, rng)
+        state = ENGINE.advance(state, mover, move)
+    gains = [after - was for after, was in zip(state["scores"], before, strict=True)]
+    others = [gain for other, gain in enumerate(gains) if other != seat]
+    reward = gains[seat] - sum(others) / len(others)
+    if ENGINE.is_over(state):
+        ranks = ENGINE.result(state).ranks
+        reward += WIN_BONUS if ranks[seat] == 1 else -WIN_BONUS
+    return reward

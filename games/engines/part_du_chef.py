@@ -6,6 +6,7 @@ live in ``state["pizzas"]``, which only the engine reads: views show a pizza fro
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections import Counter
@@ -390,8 +391,12 @@ class PartDuChef(Engine):
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
         self.check(state, seat, move)
-        new = dict(state)
+        new = self.advance(state, seat, move)
         new["log"] = [*state["log"], [seat, move]]
+        return new
+
+    def advance(self, state: State, seat: int, move: Move) -> State:
+        new = dict(state)
         if seat == CHANCE:
             self._apply_deal(new, move["deal"])
         elif new["phase"] == "chillies":
@@ -420,12 +425,17 @@ class PartDuChef(Engine):
         index = move["take"]
         portion = new["portions"][index]
         eaten_now = set(move.get("eat", []))
-        kept = [list(k) for k in new["kept"]]
-        eaten = [list(e) for e in new["eaten"]]
+        # Only the taker's lists and its victims' change: the others are shared with the state
+        # before (nothing changes a state's lists in place).
+        kept = list(new["kept"])
+        eaten = list(new["eaten"])
+        kept[seat] = list(kept[seat])
+        eaten[seat] = list(eaten[seat])
         olives = list(new["olives"])
         slice_points = list(new["slice_points"])
+        pizza = new["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
         for slice_id in portion:
-            code = slice_code(new, slice_id)
+            code = pizza[slice_id % SLICES_PER_PIZZA]
             if code != BURNT:
                 slice_points[seat] += 1
             if slice_id in eaten_now:
@@ -439,10 +449,11 @@ class PartDuChef(Engine):
             if kind in steal:
                 target = steal[kind]
                 taken = min(self._kept_of_kind(new, target, kind))
-                kept[target].remove(taken)
+                kept[target] = [i for i in kept[target] if i != taken]
                 kept[seat].append(taken)
-        new["kept"] = [sorted(k) for k in kept]
-        new["eaten"] = [sorted(e) for e in eaten]
+        kept[seat].sort()
+        eaten[seat].sort()
+        new["eaten"] = eaten
         new["olives"] = olives
         new["slice_points"] = slice_points
         taken_by = list(new["taken_by"])
@@ -642,7 +653,7 @@ class PartDuChef(Engine):
         return ", ".join(code_label(slice_code(state, i)) for i in slice_ids)
 
     # --- bots -----------------------------------------------------------------------------------
-    bot_levels = (1, 2)
+    bot_levels = (1, 2, 3)
 
     def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
         from .part_du_chef_bot import bot_move  # the bots import this module
@@ -724,33 +735,41 @@ class PartDuChef(Engine):
     def kind_counts(self, state: State, seat: int) -> dict[str, int]:
         """Kept slices per kind, without chillies."""
         counts = dict.fromkeys(KINDS, 0)
+        pizzas = state["pizzas"]
         for slice_id in state["kept"][seat]:
-            kind = kind_of(slice_code(state, slice_id))
-            if kind:
-                counts[kind] += 1
+            letter = pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA][0]
+            if letter in counts:  # a chilli or a burnt slice is of no kind
+                counts[letter] += 1
         return counts
 
-    def suggested_chillies(self, state: State, seat: int) -> dict[str, int]:
+    def suggested_chillies(
+        self, state: State, seat: int, raw: list[dict[str, int]] | None = None
+    ) -> dict[str, int]:
         """The spec's suggested assignment of ``seat``'s chillies (kinds with none left out):
-        what a bot or a player out of time assigns, and what the page pre-selects."""
-        raw = [self.kind_counts(state, s) for s in range(state["n"])]
+        what a bot or a player out of time assigns, and what the page pre-selects. ``raw``: each
+        seat's ``kind_counts``, when the caller has them already."""
+        if raw is None:
+            raw = [self.kind_counts(state, s) for s in range(state["n"])]
         others = raw[:seat] + raw[seat + 1 :]
         chillies = self.held(state, seat, CHILLI)
         return compact_assignment(best_chilli_assignment(raw[seat], others, chillies))
 
-    def chilli_assignment(self, state: State, seat: int) -> dict[str, int]:
+    def chilli_assignment(
+        self, state: State, seat: int, raw: list[dict[str, int]] | None = None
+    ) -> dict[str, int]:
         """The assignment that counts for ``seat``: the one chosen, or the suggestion while the
         seat has not chosen yet (so that scores can be judged before the end)."""
         chosen = state["chillies"][seat] if state["chillies"] is not None else None
-        return chosen if chosen is not None else self.suggested_chillies(state, seat)
+        return chosen if chosen is not None else self.suggested_chillies(state, seat, raw)
 
     def final_counts(self, state: State) -> list[dict[str, int]]:
         """Each seat's kind counts with its chillies assigned."""
+        raw = [self.kind_counts(state, seat) for seat in range(state["n"])]
         out = []
         for seat in range(state["n"]):
-            counts = self.kind_counts(state, seat)
+            counts = dict(raw[seat])
             if self.held(state, seat, CHILLI):
-                for kind, count in self.chilli_assignment(state, seat).items():
+                for kind, count in self.chilli_assignment(state, seat, raw).items():
                     counts[kind] += count
             out.append(counts)
         return out
@@ -976,13 +995,30 @@ def best_chilli_assignment(
 ) -> dict[str, int]:
     """The assignment that maximises this player's own majority + variety points against the
     other players' counts without chillies; ties go to more chillies on T, then V, F, R, M."""
+    if chillies == 0:
+        return dict.fromkeys(KINDS, 0)
+    # Bots judge many positions that differ only elsewhere: remember the answers.
+    key = (
+        tuple(raw[k] for k in KINDS),
+        tuple(tuple(other[k] for k in KINDS) for other in others_raw),
+        chillies,
+    )
+    return dict(_best_chilli_assignment(*key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _best_chilli_assignment(
+    raw_counts: tuple[int, ...], others_counts: tuple[tuple[int, ...], ...], chillies: int
+) -> tuple[tuple[str, int], ...]:
+    raw = dict(zip(KINDS, raw_counts, strict=True))
+    others_raw = [dict(zip(KINDS, other, strict=True)) for other in others_counts]
 
     def worth(assignment: dict[str, int]) -> tuple[int, tuple[int, ...]]:
         counts = {k: raw[k] + assignment[k] for k in KINDS}
         points = majority_points(counts, others_raw) + VARIETY_MULTIPLIER * min(counts.values())
         return points, tuple(assignment[k] for k in CHILLI_TIE_ORDER)
 
-    return max(chilli_assignments(chillies), key=worth)
+    return tuple(max(chilli_assignments(chillies), key=worth).items())
 
 
 def _is_int(value: Any) -> bool:

@@ -133,11 +133,9 @@ def lines_of_picks(picks: list[int], round_number: int) -> tuple[int, int, int]:
 
 def placeable_cells(board: list[int | None], colour: int) -> list[int]:
     """Empty cells at distance 2 or more from every topping of ``colour``."""
-    return [
-        i
-        for i, here in enumerate(board)
-        if here is None and all(board[j] != colour for j in NEIGHBOURS[i])
-    ]
+    # Mark the cells beside the colour's toppings once, rather than look round every cell.
+    blocked = {j for i, here in enumerate(board) if here == colour for j in NEIGHBOURS[i]}
+    return [i for i, here in enumerate(board) if here is None and i not in blocked]
 
 
 def resolve_cut(
@@ -352,6 +350,10 @@ class PizzaParty(Engine):
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
         self.check(state, seat, move)
+        return self.advance(state, seat, move)
+
+    def advance(self, state: State, seat: int, move: Move) -> State:
+        # The log stays: a secret pick waits in it until the cut is complete.
         new = dict(state)
         colour = self._colour_of_mover(state, seat)
         if state["phase"] == "add":
@@ -593,7 +595,7 @@ class PizzaParty(Engine):
         return {"seat": seat, **move}
 
     # --- bots ----------------------------------------------------------------------------------
-    bot_levels = (1, 2)
+    bot_levels = (1, 2, 3)
 
     def bot_move(self, view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
         from .pizza_party_bot import bot_move  # the bots import this module

@@ -9,6 +9,9 @@ line choices, and both bots weigh all of them.
 - level 2: the same search, but it expects the other players to pick sensibly (half of each one's
   weight on its own best answer to random picks; the duel's neutral die stays uniform), for its
   cut and for its placement.
+- level 3: expects each other colour to pick its level-2 answer half of the time (else any face):
+  its cut weighs every combination of their picks exactly; its placement is searched
+  (``search.search_move``) over level 2's best cells, each world played to the round's cut.
 
 A bot gets its seat's view, never the state: the others' secret picks are not in it, and the
 bots never needed them (they weigh every pick the others could make).
@@ -21,10 +24,12 @@ alone or shared in every count).
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
-from .base import IllegalMove, Move, State, gettext_noop
+from . import search
+from .base import CHANCE, IllegalMove, Move, State, gettext_noop
 from .pizza_party import (
     COLOURS,
     FACES,
@@ -39,6 +44,10 @@ from .pizza_party import (
 
 #: A colour that completes its 16 wins outright; the value dwarfs any difference in counts.
 WIN_VALUE = 40.0
+
+#: Level 2's share of each opponent's pick on its best answer to random picks (the rest is spread
+#: evenly): enough to expect sensible players, not so much that a random one fools it.
+SENSIBLE_SHARE = 0.5
 
 #: Every choice of lines, (n_q, n_r, n_s), in a fixed order.
 TRIPLES: tuple[tuple[int, int, int], ...] = tuple(PARTS)
@@ -169,7 +178,8 @@ def _expected_picks(
             weights.append([1 / 6] * 6)
             continue
         answer = _best(pick_values(table, c, state["round"]), rng)
-        weights.append([1 / 12 + (0.5 if k == answer else 0.0) for k in range(6)])
+        uniform = (1 - SENSIBLE_SHARE) / 6
+        weights.append([uniform + (SENSIBLE_SHARE if k == answer else 0.0) for k in range(6)])
     return weights
 
 
@@ -236,7 +246,102 @@ def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
     if colour is None or colour not in view["to_move"]:
         raise IllegalMove(gettext_noop("It is not your turn."))
     state = _engine().sample_state(view, rng)
+    if level >= 3:
+        return searched_move(view, state, rng)
     strong = level >= 2
     if state["phase"] == "add":
         return {"place": choose_place(state, colour, rng, strong)}
     return {"cut": choose_cut(state, colour, rng, strong)}
+
+
+# --- level 3 -----------------------------------------------------------------------------------
+#: How many of level 2's cells the search weighs (a cut weighs all six faces).
+SEARCH_CANDIDATES = 6
+#: A lead of this many toppings counts as a clear one in the reward.
+MARGIN_SCALE = 3.0
+#: In a playout, the chance that a colour picks its level-2 answer (else any face): the search
+#: neither trusts its opponents to be sensible nor expects them to be random.
+SENSIBLE_PICK = 0.5
+
+
+def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
+    """Level 3: ``search.search_move`` over level 2's best cells, each world played to the
+    round's cut with the others picking as level 2 would half of the time; the cut itself is
+    weighed exactly against that model (``_cut_against_level_2``)."""
+    colour = view["you"]
+    engine = _engine()
+    if state["phase"] == "add":
+        weights = _expected_picks(state, rng)
+        values = placement_values(state["board"], colour, state["round"], weights)
+        cells = sorted(values, key=lambda i: (-values[i], i))[:SEARCH_CANDIDATES]
+        candidates: list[Move] = [{"place": cell_name(i)} for i in cells]
+    else:
+        return {"cut": _cut_against_level_2(state, colour, rng)}
+    return search.search_move(
+        search.worlds_from_view(engine, view),
+        lambda world, move: engine.advance(world, colour, move),
+        candidates,
+        colour,
+        _round_reward,
+        rng,
+    )
+
+
+def _cut_against_level_2(state: State, colour: int, rng: random.Random) -> int:
+    """The cut: the others' picks are few (six faces each), so every combination is weighed
+    exactly rather than sampled, each other colour picking its level-2 answer half of the time
+    (else any face; the duel's neutral die stays uniform)."""
+    table = outcome_table(state["board"])
+    answers = _level_2_answers(state, table, rng)
+    weights = []
+    for c in range(COLOURS):
+        if c == NEUTRAL and state["n"] == 2:
+            weights.append([1 / 6] * 6)
+            continue
+        spread = (1 - SENSIBLE_PICK) / 6
+        weights.append([spread + (SENSIBLE_PICK if k == answers[c] else 0.0) for k in range(6)])
+    return FACES[_best(pick_values(table, colour, state["round"], weights), rng)]
+
+
+def _level_2_answers(state: State, table: list[list[int]], rng: random.Random) -> list[int]:
+    """Each colour's level-2 pick (an index into ``FACES``) on the board as it stands."""
+    weights = _expected_picks(state, rng, table)
+    return [_best(pick_values(table, c, state["round"], weights), rng) for c in range(COLOURS)]
+
+
+def _round_reward(state: State, colour: int, rng: random.Random) -> float:
+    """Play to the round's cut (placements at random, picks as ``_sampled_picks``), then judge
+    the board: 0 to 1 by the colour's lead in toppings, by the result if the game ended."""
+    engine = _engine()
+    round_now = state["round"]
+    plan: list[int] | None = None
+    while not engine.is_over(state) and state["round"] == round_now:
+        mover = engine.to_move(state)[0]
+        if state["phase"] == "add":
+            move = engine.random_move(state, mover, rng)
+        elif mover == CHANCE:
+            move = engine.sample_chance(state, rng)
+        else:
+            if plan is None:
+                plan = _sampled_picks(state, colour, rng)
+            move = {"cut": plan[mover]}
+        state = engine.advance(state, mover, move)
+    if engine.is_over(state):
+        result = engine.result(state)
+        return search.outcome_reward(result.scores, result.ranks, colour, MARGIN_SCALE)
+    return 0.5 + 0.5 * math.tanh(value_for(engine.on_board(state), colour) / (4 * MARGIN_SCALE))
+
+
+def _sampled_picks(state: State, hero: int, rng: random.Random) -> list[int]:
+    """Each colour's pick in a playout: the others pick their level-2 answer half of the time
+    (else any face); the hero picks its level-2 answer."""
+    table = outcome_table(state["board"])
+    answers = _level_2_answers(state, table, rng)
+    picks = []
+    for c in range(COLOURS):
+        answer = FACES[answers[c]]
+        if c == hero or rng.random() < SENSIBLE_PICK:
+            picks.append(answer)
+        else:
+            picks.append(rng.choice(FACES))
+    return picks

@@ -8,8 +8,8 @@ from games.engines.part_du_chef import ENGINE
 from .bots import duel_score, firsts, hero_first_ranks, level_against, level_against_random
 
 
-def test_the_engine_offers_two_bot_levels():
-    assert ENGINE.bot_levels == (1, 2)
+def test_the_engine_offers_three_bot_levels():
+    assert ENGINE.bot_levels == (1, 2, 3)
 
 
 def test_level_1_wins_most_three_player_games_against_two_random_players():

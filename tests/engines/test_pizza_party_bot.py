@@ -21,8 +21,8 @@ from .bots import (
 )
 
 
-def test_the_engine_offers_two_bot_levels():
-    assert ENGINE.bot_levels == (1, 2)
+def test_the_engine_offers_three_bot_levels():
+    assert ENGINE.bot_levels == (1, 2, 3)
 
 
 def test_a_bot_plays_only_on_its_turn():

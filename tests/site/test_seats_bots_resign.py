@@ -108,7 +108,7 @@ def test_only_the_creator_may_add_a_bot():
 @pytest.mark.parametrize(
     ("body", "status"),
     [
-        ({"level": 3}, 400),
+        ({"level": 4}, 400),
         ({"level": "1"}, 400),
         ({"level": True}, 400),
         ({"level": 1, "name": "x"}, 400),

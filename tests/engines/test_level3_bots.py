@@ -1,0 +1,132 @@
+"""Level 3 (issue 13): the search over re-dealt worlds. Its budget, its reproducibility and, on
+small seeded samples, its strength (thresholds just below the counts these seeds give)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.engines import CHANCE, search
+from games.engines.cafe_fatal import ENGINE as CAFE_FATAL
+from games.engines.part_du_chef import ENGINE as PART_DU_CHEF
+from games.engines.pizza_party import ENGINE as PIZZA_PARTY
+
+from .bots import bot, duel_score, firsts, hero_first_ranks, level_against, play_game
+
+ENGINES = (PART_DU_CHEF, CAFE_FATAL, PIZZA_PARTY)
+
+
+class FakeClock:
+    """A clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def count_playouts(seconds: float, clock_step: float, monkeypatch) -> int:
+    monkeypatch.setattr(search.time, "perf_counter", FakeClock(clock_step))
+    playouts = []
+
+    def rollout(state, seat, rng):
+        playouts.append(state)
+        return rng.random()
+
+    search.search_move(
+        lambda rng: {"x": rng.random()},
+        lambda world, move: world,
+        [{"m": k} for k in range(4)],
+        0,
+        rollout,
+        random.Random(1),
+        search.Budget(seconds=seconds),
+    )
+    return len(playouts)
+
+
+def test_a_timed_search_stops_at_the_first_world_past_its_budget(monkeypatch):
+    # The clock moves 1/8 s per reading: the deadline is read at 1/8 (so it is 9/8), the first
+    # world starts unasked, the next ones at readings 2/8 … 8/8 (7 more), and the reading at
+    # 9/8 stops: 8 worlds, each met by the four candidates (no halving before 16 worlds).
+    assert count_playouts(1.0, 0.125, monkeypatch) == 8 * 4
+
+
+def test_the_weaker_half_drops_out_when_the_worlds_double(monkeypatch):
+    # 40 worlds at 1/64 s a reading: four candidates meet worlds 1 to 16, two the other 24.
+    assert count_playouts(40 / 64, 1 / 64, monkeypatch) == 16 * 4 + 24 * 2
+
+
+def test_a_search_out_of_time_still_weighs_every_candidate_once(monkeypatch):
+    assert count_playouts(0.001, 10.0, monkeypatch) == 4
+
+
+def test_an_iteration_budget_counts_playouts():
+    seen = []
+    search.search_move(
+        lambda rng: {},
+        lambda world, move: world,
+        [{"m": k} for k in range(3)],
+        0,
+        lambda state, seat, rng: seen.append(1) or 0.0,
+        random.Random(2),
+        search.Budget(iterations=10),
+    )
+    # A world is never cut short: after 3 worlds of 3 candidates (9 playouts, fewer than 10) a
+    # fourth is played whole.
+    assert len(seen) == 12
+
+
+def test_the_candidate_with_the_best_playouts_is_played():
+    # Candidate 2's playouts always end best; the others' are noise below it.
+    move = search.search_move(
+        lambda rng: {},
+        lambda world, move: {**world, **move},
+        [{"m": k} for k in range(5)],
+        0,
+        lambda state, seat, rng: 1.0 if state["m"] == 2 else rng.random() * 0.9,
+        random.Random(3),
+        search.Budget(iterations=200),
+    )
+    assert move == {"m": 2}
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.slug)
+def test_level_3_plays_whole_games_with_the_same_move_for_the_same_seed(engine):
+    with search.budget(iterations=8):
+        state = play_game(engine, [bot(engine, 3), bot(engine, 1)], seed=5)
+        assert engine.is_over(state)
+        rng = random.Random(6)
+        state = engine.new_game(2)
+        while CHANCE in engine.to_move(state):
+            state = engine.apply(state, CHANCE, engine.sample_chance(state, rng))
+        seat = engine.to_move(state)[0]
+        view = engine.view(state, seat)
+        first = engine.bot_move(view, random.Random(7), 3)
+        assert engine.bot_move(view, random.Random(7), 3) == first
+
+
+# --- strength, on small seeded samples -----------------------------------------------------------
+def test_part_du_chef_level_3_beats_level_1_head_to_head():
+    with search.budget(iterations=40):
+        ranks = hero_first_ranks(PART_DU_CHEF, level_against(PART_DU_CHEF, 3, 1), 2, 8)
+    above, below = duel_score(ranks)
+    # Measured: level 3 (40 playouts a move) ahead in 7 of 8 duels, behind in 1.
+    assert above >= 6 and below <= 2
+
+
+def test_cafe_fatal_level_3_beats_two_level_1_bots():
+    with search.budget(iterations=40):
+        ranks = hero_first_ranks(CAFE_FATAL, level_against(CAFE_FATAL, 3, 1), 3, 6)
+    # Measured: first in 3 of 6 games (a third would be even).
+    assert firsts(ranks) >= 3
+
+
+def test_pizza_party_level_3_beats_two_level_2_bots():
+    with search.budget(iterations=40):
+        ranks = hero_first_ranks(PIZZA_PARTY, level_against(PIZZA_PARTY, 3, 2), 3, 8)
+    # Measured: first in 7 of 8 games (a third would be even).
+    assert firsts(ranks) >= 6
