@@ -35,7 +35,10 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         site.close()
 
 
-@pytest.fixture(scope="session")
+# One browser per module, not per session: while Playwright's sync API is open, asyncio counts
+# its loop as running in this thread, and an async test that a worker runs after an e2e module
+# (pytest-xdist mixes them) could not start its own loop.
+@pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
