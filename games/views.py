@@ -129,6 +129,11 @@ def move(request: HttpRequest, match_id: int) -> HttpResponse:
         match = services.play(match.pk, request.user, played, version)
     except (MoveFormError, services.ServiceError) as error:
         return _refused(request, match, error.message, error.status)
+    return _table_as_it_is(request, match)
+
+
+def _table_as_it_is(request: HttpRequest, match: Match) -> HttpResponse:
+    """After a change: the table's live parts for htmx, else the table page."""
     if request.htmx:
         return HttpResponse(rendering.table_fragments(match, request.user, _invite(request)))
     return redirect(_table_url(match, _invite(request)))
@@ -186,9 +191,7 @@ def add_bot(request: HttpRequest, match_id: int) -> HttpResponse:
         match = services.add_bot(request.user, match.pk, level)
     except services.ServiceError as error:
         return _seat_refused(request, match, error)
-    if request.htmx:
-        return HttpResponse(rendering.table_fragments(match, request.user, _invite(request)))
-    return redirect(_table_url(match, _invite(request)))
+    return _table_as_it_is(request, match)
 
 
 @require_POST
@@ -201,9 +204,7 @@ def resign(request: HttpRequest, match_id: int) -> HttpResponse:
         match = services.resign(request.user, match.pk)
     except services.ServiceError as error:
         return _seat_refused(request, match, error)
-    if request.htmx:
-        return HttpResponse(rendering.table_fragments(match, request.user, _invite(request)))
-    return redirect(_table_url(match, _invite(request)))
+    return _table_as_it_is(request, match)
 
 
 @require_POST
