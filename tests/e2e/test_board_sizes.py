@@ -107,43 +107,54 @@ def wait_for_my_turn(page) -> bool:
     return status_of(page).get_attribute("data-status") == "playing"
 
 
-@pytest.mark.parametrize("size", list(SIZES))
-def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, browser, size):
+def play_to_the_end(page, play_one_move) -> None:
+    """Play every turn of ``page``'s seat with ``play_one_move(moves_so_far)``, checking that the
+    board fits the screen and each move is accepted, then that the match ended in this document
+    with its result and no script error."""
     from playwright.sync_api import expect
 
+    moves = 0
+    while wait_for_my_turn(page):
+        version = int(status_of(page).get_attribute("data-version"))
+        board_fits(page)
+        play_one_move(moves)
+        newer_version(page, version)
+        expect(page.locator("#page-error p")).to_have_count(0)
+        moves += 1
+    assert moves >= 5
+    expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
+    assert page.evaluate("window.__sameDocument === true")
+    no_script_errors(page)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, browser, size):
     context, page = open_against_bots(browser, live_site, size, "part-du-chef", 2)
     shot = f"part-du-chef-{size}"
+    taken_shot = []
+
+    def one_move(moves: int) -> None:
+        phase = status_of(page).get_attribute("data-phase")
+        if phase == "cut":
+            cut_on_the_board(
+                page,
+                (0, 4, 8),
+                before_cutting=lambda: snapshot(page, f"part-du-chef-cut-{size}"),
+            )
+        elif phase == "take":
+            if moves >= 2 and not taken_shot:
+                take_on_the_board(page, eat=True, before_taking=partial(snapshot, page, shot))
+                taken_shot.append(True)
+            else:
+                take_on_the_board(page, eat=True)
+        else:
+            page.get_by_test_id("chilli-form").get_by_role(
+                "button", name="Assign my chillies"
+            ).click()
+
     try:
         watch_playback(page)
-        moves = 0
-        taken_shot = False
-        while wait_for_my_turn(page):
-            version = int(status_of(page).get_attribute("data-version"))
-            board_fits(page)
-            phase = status_of(page).get_attribute("data-phase")
-            if phase == "cut":
-                cut_on_the_board(
-                    page,
-                    (0, 4, 8),
-                    before_cutting=lambda: snapshot(page, f"part-du-chef-cut-{size}"),
-                )
-            elif phase == "take":
-                if moves >= 2 and not taken_shot:
-                    take_on_the_board(page, eat=True, before_taking=partial(snapshot, page, shot))
-                    taken_shot = True
-                else:
-                    take_on_the_board(page, eat=True)
-            else:
-                page.get_by_test_id("chilli-form").get_by_role(
-                    "button", name="Assign my chillies"
-                ).click()
-            newer_version(page, version)
-            expect(page.locator("#page-error p")).to_have_count(0)
-            moves += 1
-        assert moves >= 5
-        expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
-        assert page.evaluate("window.__sameDocument === true")
-        no_script_errors(page)
+        play_to_the_end(page, one_move)
         # The bots' moves were shown one after another over the board, each with its sentence.
         captions = page.evaluate("window.__captions")
         assert any(re.search(r"Bot \(level 1\), seat \d (cuts|takes)", c) for c in captions)
@@ -153,64 +164,46 @@ def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, brows
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_pizza_party_duel_by_clicking_the_hexes(live_site, browser, size):
-    from playwright.sync_api import expect
-
     context, page = open_against_bots(browser, live_site, size, "pizza-party", 1)
+
+    def one_move(moves: int) -> None:
+        if status_of(page).get_attribute("data-phase") == "add":
+            if moves == 6:
+                snapshot(page, f"pizza-party-{size}")
+            cell = page.locator("#table-targets .cell-target").first.get_attribute("data-cell")
+            lies_on(
+                page,
+                f'#table-targets [data-cell="{cell}"]',
+                f'#table-board [data-cell="{cell}"] .hex',
+            )
+            page.locator("#table-targets .cell-target").first.click()
+        else:
+            page.get_by_test_id("pick-on-board-3").click()
+
     try:
-        moves = 0
-        while wait_for_my_turn(page):
-            version = int(status_of(page).get_attribute("data-version"))
-            board_fits(page)
-            if status_of(page).get_attribute("data-phase") == "add":
-                if moves == 6:
-                    snapshot(page, f"pizza-party-{size}")
-                cell = page.locator("#table-targets .cell-target").first.get_attribute("data-cell")
-                lies_on(
-                    page,
-                    f'#table-targets [data-cell="{cell}"]',
-                    f'#table-board [data-cell="{cell}"] .hex',
-                )
-                page.locator("#table-targets .cell-target").first.click()
-            else:
-                page.get_by_test_id("pick-on-board-3").click()
-            newer_version(page, version)
-            expect(page.locator("#page-error p")).to_have_count(0)
-            moves += 1
-        assert moves >= 5
-        expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
-        assert page.evaluate("window.__sameDocument === true")
-        no_script_errors(page)
+        play_to_the_end(page, one_move)
     finally:
         context.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_cafe_fatal_against_two_bots_by_clicking_the_tables(live_site, browser, size):
-    from playwright.sync_api import expect
-
     context, page = open_against_bots(browser, live_site, size, "cafe-fatal", 2)
+
+    def one_move(moves: int) -> None:
+        if moves == 4:
+            snapshot(page, f"cafe-fatal-{size}")
+        value = page.locator("#move-form input[name=value]:checked").get_attribute("value")
+        target = page.locator(f'#table-targets .target[data-values~="{value}"]').first
+        table = target.get_attribute("data-table")
+        lies_on(
+            page,
+            f'#table-targets [data-table="{table}"]',
+            f'#table-board [data-table="{table}"] .cloth',
+        )
+        target.click()
+
     try:
-        moves = 0
-        while wait_for_my_turn(page):
-            version = int(status_of(page).get_attribute("data-version"))
-            board_fits(page)
-            if moves == 4:
-                snapshot(page, f"cafe-fatal-{size}")
-            value = page.locator("#move-form input[name=value]:checked").get_attribute("value")
-            target = page.locator(f'#table-targets .target[data-values~="{value}"]').first
-            table = target.get_attribute("data-table")
-            lies_on(
-                page,
-                f'#table-targets [data-table="{table}"]',
-                f'#table-board [data-table="{table}"] .cloth',
-            )
-            target.click()
-            newer_version(page, version)
-            expect(page.locator("#page-error p")).to_have_count(0)
-            moves += 1
-        assert moves >= 5
-        expect(page.locator("#table-result").get_by_test_id("breakdown")).to_be_visible()
-        assert page.evaluate("window.__sameDocument === true")
-        no_script_errors(page)
+        play_to_the_end(page, one_move)
     finally:
         context.close()
