@@ -16,26 +16,13 @@ from games import rendering, services
 from games.engines import get_engine
 from games.engines.part_du_chef import PIZZAS, SLICES_PER_PIZZA
 from games.models import Match, Move
+from tests.presenters.helpers import LIVE_PARTS
 
 from .factories import make_user, play_one_move, started_table
 
 pytestmark = pytest.mark.django_db
 
 ENGINE = get_engine("part-du-chef")
-LIVE_PARTS = (
-    "table-status",
-    "page-error",
-    "table-timer",
-    "table-actions",
-    "table-seats",
-    "table-board",
-    "table-targets",
-    "table-moves",
-    "table-info",
-    "table-players",
-    "table-log",
-    "table-result",
-)
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ from django.utils import translation
 
 from games import consumers, notify, rendering, services
 from games.engines import get_engine
-from tests.presenters.helpers import user_of_seat
+from tests.presenters.helpers import LIVE_PARTS, user_of_seat
 from tests.sockets import connected
 
 from .factories import started_table
@@ -145,20 +145,7 @@ async def test_the_sockets_of_a_table_share_one_read_per_version(monkeypatch):
 async def test_a_socket_pushes_only_the_parts_that_changed_and_everything_after_a_sync():
     match, users = await sync_to_async(started_table)(players=3)
     socket, first = await connected(f"/ws/tables/{match.pk}/", users[1])
-    everything = {
-        "table-status",
-        "page-error",
-        "table-timer",
-        "table-actions",
-        "table-seats",
-        "table-board",
-        "table-targets",
-        "table-moves",
-        "table-info",
-        "table-players",
-        "table-log",
-        "table-result",
-    }
+    everything = set(LIVE_PARTS)
     assert part_ids(first) == everything
     chef = get_engine(match.game).to_move(match.state)[0]
     await sync_to_async(services.play)(match.pk, users[chef], {"cut": [0, 4, 8]}, match.version)
