@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 from . import search
@@ -192,6 +193,14 @@ def strong_placement(state: State, seat: int, rng: random.Random) -> Move:
 
 def _playout(state: State, seat: int, rng: random.Random) -> float:
     """Play to the end of this round; the bot's points gained minus the others' mean gain."""
+    return _round_played_out(state, seat, rng, ENGINE.apply)[1]
+
+
+def _round_played_out(
+    state: State, seat: int, rng: random.Random, step: Callable[[State, int, Any], State]
+) -> tuple[State, float]:
+    """The round played to its end by ``placement`` with moves made by ``step``, and the seat's
+    margin: its points gained minus the others' mean gain."""
     before = list(state["scores"])
     # The share ends the round's dice phase and leaves the next serve (or the end) due.
     while state["phase"] in ("roll", "place"):
@@ -200,10 +209,10 @@ def _playout(state: State, seat: int, rng: random.Random) -> float:
             move: Any = ENGINE.sample_chance(state, rng)
         else:
             move = placement(state, mover, rng)
-        state = ENGINE.apply(state, mover, move)
-    gains = [a - b for a, b in zip(state["scores"], before, strict=True)]
-    others = [g for s, g in enumerate(gains) if s != seat]
-    return gains[seat] - sum(others) / len(others)
+        state = step(state, mover, move)
+    gains = [after - was for after, was in zip(state["scores"], before, strict=True)]
+    others = [gain for other, gain in enumerate(gains) if other != seat]
+    return state, gains[seat] - sum(others) / len(others)
 
 
 # --- level 3 -----------------------------------------------------------------------------------
@@ -231,17 +240,7 @@ def _round_reward(state: State, seat: int, rng: random.Random) -> float:
     """Play to the end of the round: the bot's points gained minus the others' mean gain (as
     level 2 judges a round), plus ``WIN_BONUS`` when that round ends the game with the bot first
     (and minus it when another seat is)."""
-    before = list(state["scores"])
-    while state["phase"] in ("roll", "place"):
-        [mover] = ENGINE.to_move(state)
-        if mover == CHANCE:
-            move: Any = ENGINE.sample_chance(state, rng)
-        else:
-            move = placement(state, mover, rng)
-        state = ENGINE.advance(state, mover, move)
-    gains = [after - was for after, was in zip(state["scores"], before, strict=True)]
-    others = [gain for other, gain in enumerate(gains) if other != seat]
-    reward = gains[seat] - sum(others) / len(others)
+    state, reward = _round_played_out(state, seat, rng, ENGINE.advance)
     if ENGINE.is_over(state):
         ranks = ENGINE.result(state).ranks
         reward += WIN_BONUS if ranks[seat] == 1 else -WIN_BONUS
