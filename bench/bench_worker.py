@@ -53,27 +53,10 @@ def run_child(label: str, env: dict[str, str], tables: int) -> int:
 
 
 def run_on_postgres(url: str, tables: int) -> int:
-    import dj_database_url
-    import psycopg
+    from tests.live_server import scratch_postgres
 
-    config = dj_database_url.parse(url)
-    name = f"pdc_bench_worker_{os.getpid()}"
-    server = {
-        "host": config["HOST"] or None,
-        "port": config["PORT"] or None,
-        "user": config["USER"] or None,
-        "password": config["PASSWORD"] or None,
-        "dbname": "postgres",
-        "autocommit": True,
-    }
-    with psycopg.connect(**server) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        env = {**os.environ, "DATABASE_URL": url.rsplit("/", 1)[0] + "/" + name}
-        return run_child("PostgreSQL", env, tables)
-    finally:
-        with psycopg.connect(**server) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_postgres(url, "pdc_bench_worker") as scratch:
+        return run_child("PostgreSQL", {**os.environ, "DATABASE_URL": scratch}, tables)
 
 
 def run_case(tables: int) -> int:

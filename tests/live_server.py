@@ -12,8 +12,8 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -39,24 +39,30 @@ def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> 
     raise RuntimeError(f"nothing listens on port {port} after {seconds} s")
 
 
+@contextmanager
+def scratch_postgres(url: str, prefix: str) -> Iterator[str]:
+    """A fresh PostgreSQL database on the server of ``url``, dropped afterwards: its URL."""
+    import psycopg
+
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    parts = urlsplit(url)
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 def site_database(tmp: Path) -> tuple[dict[str, str], Callable[[], None]]:
     """Environment for a database of the site's own, and how to drop it afterwards."""
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         return {"SQLITE_PATH": str(tmp / "site.sqlite3")}, lambda: None
-    import psycopg
-
-    name = f"pdc_live_{uuid.uuid4().hex[:10]}"
-    parts = urlsplit(url)
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    return {"DATABASE_URL": urlunsplit(parts._replace(path=f"/{name}"))}, drop
+    stack = ExitStack()
+    return {"DATABASE_URL": stack.enter_context(scratch_postgres(url, "pdc_live"))}, stack.close
 
 
 class LiveSite:
