@@ -105,6 +105,14 @@ def seat_of(match: Match, user: AbstractBaseUser | None) -> Seat | None:
     return next((s for s in match.seats.all() if s.user_id == user.pk), None)
 
 
+def own_seat(match: Match, user: AbstractBaseUser) -> Seat:
+    """``user``'s seat at ``match``, for what only a seated player may do."""
+    seat = seat_of(match, user)
+    if seat is None:
+        raise NotAllowed(_("You have no seat at this table."))
+    return seat
+
+
 #: Who else may watch a private table: rules ``(match, user) -> bool`` that other apps register
 #: (games knows nothing of them; the arena lets its entrants watch the tables it opened).
 _WATCH_RULES: list[Callable[[Match, AbstractBaseUser], bool]] = []
@@ -312,9 +320,7 @@ def leave_table(user: AbstractBaseUser, match_id: int) -> Match:
     """Leave a table that has not started; the table closes when nobody is left."""
     with transaction.atomic():
         match = _locked_for(match_id, user)
-        seat = seat_of(match, user)
-        if seat is None:
-            raise NotAllowed(_("You have no seat at this table."))
+        seat = own_seat(match, user)
         if not match.is_open:
             raise Conflict(_("The match has started: you can no longer leave it."))
         seat.delete()
@@ -391,9 +397,7 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
     deadline and, when the game is over, finishes the match."""
     with transaction.atomic():
         match = _locked_for(match_id, user)
-        seat = seat_of(match, user)
-        if seat is None:
-            raise NotAllowed(_("You have no seat at this table."))
+        seat = own_seat(match, user)
         if not match.is_playing:
             raise Conflict(_("This match is not being played."))
         engine = engine_for(match)
@@ -442,9 +446,7 @@ def resign(user: AbstractBaseUser, match_id: int) -> Match:
     the bots play the match to its end at once."""
     with transaction.atomic():
         match = _locked_for(match_id, user)
-        seat = seat_of(match, user)
-        if seat is None:
-            raise NotAllowed(_("You have no seat at this table."))
+        seat = own_seat(match, user)
         if not match.is_playing:
             raise Conflict(_("This match is not being played."))
         if seat.abandoned:
