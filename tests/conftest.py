@@ -81,3 +81,15 @@ def level3_bots_think_a_fixed_number_of_worlds():
 
     with search.budget(iterations=16):
         yield
+
+
+@pytest.fixture
+def site(tmp_path):
+    """The real site in processes of its own (daphne, the worker) on a database of its own."""
+    from tests.live_server import LiveSite
+
+    live = LiveSite(tmp_path)
+    try:
+        yield live
+    finally:
+        live.close()

@@ -9,8 +9,6 @@ import random
 import signal
 import time
 
-import pytest
-
 from tests.live_server import LiveSite
 
 PLAYERS, SEATS, SECONDS = 9, 3, 15
@@ -25,15 +23,6 @@ def driver(site: LiveSite, command: str, *args: object) -> dict:
 def _driver_code(command: str, *args: object) -> str:
     arguments = ", ".join(repr(a) for a in (command, *args))
     return f"from tests.arena.live_driver import main; main({arguments})"
-
-
-@pytest.fixture
-def site(tmp_path):
-    live = LiveSite(tmp_path)
-    try:
-        yield live
-    finally:
-        live.close()
 
 
 def booted(site: LiveSite, worker, players) -> bool:

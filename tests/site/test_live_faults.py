@@ -77,15 +77,6 @@ def socket_url(base: str, table: dict) -> str:
     return base.replace("http://", "ws://") + f"/ws/tables/{table['id']}/"
 
 
-@pytest.fixture
-def site(tmp_path):
-    live = LiveSite(tmp_path)
-    try:
-        yield live
-    finally:
-        live.close()
-
-
 # --- sockets cut off for abuse ---------------------------------------------------------------------
 def test_sockets_cut_off_for_abuse_close_with_codes_the_server_accepts(site):
     from websockets.exceptions import ConnectionClosed

@@ -8,8 +8,6 @@ import signal
 import sqlite3
 import time
 
-import pytest
-
 from tests.live_server import LiveSite
 
 MATCHES = 150
@@ -40,15 +38,6 @@ print(json.dumps({
     "versions": sorted(set(Match.objects.values_list("version", flat=True))),
 }))
 """
-
-
-@pytest.fixture
-def site(tmp_path):
-    live = LiveSite(tmp_path)
-    try:
-        yield live
-    finally:
-        live.close()
 
 
 def bot_moves(site: LiveSite) -> int:
