@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, play_la_part_du_chef, sign_up, status_of
+from .ui import WAIT, play_la_part_du_chef, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -63,10 +63,7 @@ def test_three_players_are_seated_by_the_arena_play_and_see_their_points(live_si
             expect(page).to_have_url(re.compile(r"/tables/\d+/$"), timeout=WAIT)
         table_url = host.url
         assert all(page.url == table_url for page in players)
-        for page in players:
-            expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
-
-        by_seat = {int(status_of(page).get_attribute("data-you")): page for page in players}
+        by_seat = started(players)
         assert sorted(by_seat) == [0, 1, 2]
         moves = play_la_part_du_chef(host, by_seat, players, cut=(0, 4, 8))
         assert moves == ROUNDS * (PLAYERS + 1)

@@ -8,7 +8,16 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, add_bots, cut_on_the_board, open_table, sign_up, status_of, take_on_the_board
+from .ui import (
+    WAIT,
+    add_bots,
+    cut_on_the_board,
+    open_table,
+    sign_up,
+    started,
+    status_of,
+    take_on_the_board,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -132,9 +141,7 @@ def test_la_marianne_is_played_by_ticking_slices_in_the_form_and_in_the_kept_lis
         bob.goto(ann.url)
         bob.get_by_test_id("join").click()
         pages = [ann, bob]
-        for page in pages:
-            expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
-        by_seat = {int(status_of(page).get_attribute("data-you")): page for page in pages}
+        by_seat = started(pages)
         # The first pizza: the chef cuts, the other takes a portion, eating nothing.
         while "Pizza 1 of" in status_of(ann).inner_text():
             status = status_of(ann)

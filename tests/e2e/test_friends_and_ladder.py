@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, mark_loaded, play_la_part_du_chef, sign_up, status_of
+from .ui import WAIT, mark_loaded, play_la_part_du_chef, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -61,10 +61,7 @@ def test_friends_invite_each_other_and_see_the_ladder_move_after_a_ranked_match(
         expect(bob).to_have_url(f"{live_site}{table_path}")
         bob.get_by_test_id("join").click()
 
-        players = {}
-        for page in (ann, bob):
-            expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
-            players[int(status_of(page).get_attribute("data-you"))] = page
+        players = started([ann, bob])
         assert play_la_part_du_chef(ann, players, [ann, bob], cut=(0, 6)) == 5 * 3
 
         # The match was rated: both now stand on the ladder with one rated match.

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, sign_up, status_of
+from .ui import WAIT, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -29,9 +29,7 @@ def test_a_frame_of_the_version_shown_never_resets_a_cut_being_chosen(live_site,
         bob.goto(ann.url)
         bob.get_by_test_id("join").click()
         pages = [ann, bob]
-        for page in pages:
-            expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
-        by_seat = {int(status_of(page).get_attribute("data-you")): page for page in pages}
+        by_seat = started(pages)
         chef = by_seat[int(status_of(ann).get_attribute("data-to-move"))]
         watcher = next(page for page in pages if page is not chef)
 

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, add_bots, sign_up, status_of
+from .ui import WAIT, add_bots, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -84,9 +84,7 @@ def two_players_at(browser, live_site: str, game: str, mode: str = "friendly"):
     table_id = int(re.search(r"/tables/(\d+)/", host.url).group(1))
     guest.goto(host.url)
     guest.get_by_test_id("join").click()
-    for page in (host, guest):
-        expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
-    by_seat = {int(status_of(p).get_attribute("data-you")): p for p in (host, guest)}
+    by_seat = started([host, guest])
     return contexts, by_seat, table_id
 
 

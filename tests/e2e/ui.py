@@ -128,6 +128,15 @@ def add_bots(page, count: int, level: int = 1) -> None:
         expect(page.locator("#table-seats li .empty")).to_have_count(taken - 1, timeout=WAIT)
 
 
+def started(pages: list) -> dict:
+    """Wait until the match is being played on every page; each page by its player's seat."""
+    from playwright.sync_api import expect
+
+    for page in pages:
+        expect(status_of(page)).to_have_attribute("data-status", "playing", timeout=WAIT)
+    return seats_of(pages)
+
+
 def seats_of(pages: list) -> dict:
     """Each page by the seat its player was given (the site seats players in random order)."""
     return {int(status_of(page).get_attribute("data-you")): page for page in pages}
