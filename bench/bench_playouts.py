@@ -1,24 +1,37 @@
-"""Random playouts per second, the two ways an engine can be driven.
+"""Random playouts per second, the two ways an engine can be driven, against the engines as they
+were when issue 13 asked for faster ones.
 
 ``apply`` is what the site does (every move checked, the log kept); ``advance`` is what a search
-does with moves it drew itself (``Engine.advance``). Both play the same seeded games, so the ratio
-between them is the speed-up the search gets.
+does with moves it drew itself (``Engine.advance``). Both play the same seeded games. The floor is
+the same playouts on the engines of commit ``--baseline`` (read from git into a scratch package,
+never committed), measured in the same run, so the ratios survive a noisy machine.
 
-Run: ``.venv/bin/python bench/bench_playouts.py [--seconds S]``.
+Run: ``.venv/bin/python bench/bench_playouts.py [--seconds S] [--baseline COMMIT|none]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import io
 import random
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.engines import CHANCE, Engine
 from games.engines.registry import get_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Main when issue 13 was filed: its "today's games/s" are these engines' ``apply``.
+ISSUE_13_BASELINE = "9effea2"
+TABLES = (("part-du-chef", 3), ("cafe-fatal", 3), ("pizza-party", 3))
 
 
 def playout(engine: Engine, n: int, seed: int, step_name: str) -> dict:
@@ -43,18 +56,42 @@ def games_per_second(engine: Engine, n: int, step_name: str, seconds: float) -> 
     return games / (time.perf_counter() - start)
 
 
+def baseline_registry(commit: str, scratch: Path) -> ModuleType:
+    """The ``registry`` module of ``games/engines`` at ``commit``, imported as a package of its
+    own (the engines only import each other relatively)."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit, "games/engines"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(scratch, filter="data")
+    package = scratch / f"baseline_{commit}"
+    (scratch / "games" / "engines").rename(package)
+    sys.path.insert(0, str(scratch))
+    return importlib.import_module(f"{package.name}.registry")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--baseline", default=ISSUE_13_BASELINE, help="a commit, or 'none'")
     args = parser.parse_args()
-    for slug, n in (("part-du-chef", 3), ("cafe-fatal", 3), ("pizza-party", 3)):
-        engine = get_engine(slug)
-        checked = games_per_second(engine, n, "apply", args.seconds)
-        lean = games_per_second(engine, n, "advance", args.seconds)
-        print(
-            f"{slug:13} {n}p random games/s: apply {checked:8.1f}  advance {lean:8.1f}"
-            f"  ratio {lean / checked:4.2f}"
-        )
+    with tempfile.TemporaryDirectory() as scratch:
+        old = None if args.baseline == "none" else baseline_registry(args.baseline, Path(scratch))
+        for slug, n in TABLES:
+            engine = get_engine(slug)
+            floor = games_per_second(old.get_engine(slug), n, "apply", args.seconds) if old else 0
+            checked = games_per_second(engine, n, "apply", args.seconds)
+            lean = games_per_second(engine, n, "advance", args.seconds)
+            line = f"{slug:13} {n}p random games/s: apply {checked:8.1f}  advance {lean:8.1f}"
+            if old:
+                line += (
+                    f"  | {args.baseline} apply {floor:8.1f}:"
+                    f" apply {checked / floor:4.2f}x  advance {lean / floor:4.2f}x"
+                )
+            print(line, flush=True)
 
 
 if __name__ == "__main__":
