@@ -9,6 +9,7 @@ A round runs: serve (chance) → for each turn a roll (chance) and a placement (
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -45,9 +46,11 @@ DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 #: The chance of each sort for every piece served: cheese 1/2, pizza 1/3, cake 1/6 (as weights).
 SUPPLY_WEIGHTS = {"cheese": 3, "pizza": 2, "cake": 1}
 SORT_WEIGHTS = tuple(SUPPLY_WEIGHTS[sort] for sort in SORTS)
+SORT_CUM_WEIGHTS = tuple(itertools.accumulate(SORT_WEIGHTS))
 SET_SIZE = 5
 #: A whole set scores its pieces' values twice: 10 for a cheese wheel, 20 a pizza, 50 a cake.
 SET_MULTIPLIER = 2
+SET_POINTS = SET_MULTIPLIER * SET_SIZE
 DICE_PER_PLAYER = 6
 EXTRA_PIECES = 2
 WINNING_SCORE = 40
@@ -88,16 +91,45 @@ POSITIONS = {layout: table_positions(layout) for layout in GRID_ROWS}
 NEIGHBOURS = {layout: table_neighbours(layout) for layout in GRID_ROWS}
 
 
+def fresh_tables(layout: str, own: int) -> tuple[int, ...]:
+    """The tables where a value not yet placed may go, ascending, for a seat whose tables this
+    round are the bits of ``own``: any table before the first placement, then the tables next to
+    one's own that are not one's own (a new value needs a table of its own)."""
+    neighbours = NEIGHBOURS[layout]
+    if not own:
+        return tuple(range(len(neighbours)))
+    mine = {t for t in range(len(neighbours)) if own >> t & 1}
+    return tuple(sorted({t for o in mine for t in neighbours[o]} - mine))
+
+
+#: For each number of players and seat, the seats after it round the table, itself last.
+SEATS_AFTER = {
+    n: [tuple((seat + step) % n for step in range(1, n + 1)) for seat in range(n)]
+    for n in range(2, 6)
+}
+#: ``fresh_tables`` for every set of tables a seat can hold (9 or 13 tables: 512 or 8192 sets),
+#: so that listing the moves, which every step of a playout does, looks them up.
+FRESH = {
+    layout: [fresh_tables(layout, own) for own in range(1 << len(NEIGHBOURS[layout]))]
+    for layout in GRID_ROWS
+}
+
+
 def pieces_score(held: dict[str, int]) -> int:
     """Σ over sorts of 10·v·(n // 5) + v·(n mod 5): complete sets count double."""
-    return sum(
-        SORT_VALUE[sort] * (SET_MULTIPLIER * SET_SIZE * (count // SET_SIZE) + count % SET_SIZE)
-        for sort, count in held.items()
-    )
+    total = 0
+    for sort, count in held.items():
+        sets, loose = divmod(count, SET_SIZE)
+        total += SORT_VALUE[sort] * (SET_POINTS * sets + loose)
+    return total
 
 
 def empty_pieces() -> dict[str, int]:
     return dict.fromkeys(SORTS, 0)
+
+
+#: An empty table or hand, to copy (never to change).
+NO_PIECES = empty_pieces()
 
 
 def complete_sets(held: dict[str, int]) -> int:
@@ -124,13 +156,14 @@ def pieces_phrase(pieces: dict[str, int]) -> Any:
 def table_winner(dice: list[dict[str, int] | None]) -> int | None:
     """The seat that takes a table's pieces: most dice, then the higher value; None when nobody
     played there or the best two are equal in both."""
-    best: tuple[int, int] | None = None
+    # (count, value) compared as one number: a value is below 8.
+    best = -1
     winner: int | None = None
     for seat, placed in enumerate(dice):
         if placed is None:
             continue
-        key = (placed["count"], placed["value"])
-        if best is None or key > best:
+        key = placed["count"] * 8 + placed["value"]
+        if key > best:
             best, winner = key, seat
         elif key == best:
             winner = None
@@ -187,11 +220,14 @@ class CafeFatal(Engine):
     # --- whose turn ----------------------------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
         phase = state["phase"]
-        if phase in ("serve", "roll"):
-            return [CHANCE]
         if phase == "place":
             return [state["turn"]]
-        return []
+        if phase == "over":
+            return []
+        return [CHANCE]
+
+    def is_over(self, state: State) -> bool:
+        return state["phase"] == "over"
 
     # --- checking moves ------------------------------------------------------------------------
     def check(self, state: State, seat: int, move: Any) -> None:
@@ -334,9 +370,12 @@ class CafeFatal(Engine):
         return new
 
     def advance(self, state: State, seat: int, move: Move) -> State:
-        new = dict(state)
+        # A shallow copy; each step below replaces (never edits) the lists it changes, and copies
+        # only the row or seat it changes: the states before and after share the rest.
+        new = state.copy()
         if seat != CHANCE:
-            self._apply_place(new, seat, move["place"]["value"], move["place"]["table"])
+            place = move["place"]
+            self._apply_place(new, seat, place["value"], place["table"])
         elif "serve" in move:
             self._apply_serve(new, move["serve"])
         else:
@@ -344,7 +383,7 @@ class CafeFatal(Engine):
         return new
 
     def _apply_serve(self, new: State, serve: list[list[Any]]) -> None:
-        tables = [dict(pieces) for pieces in new["tables"]]
+        tables = [pieces.copy() for pieces in new["tables"]]
         for table, sort in serve:
             tables[table][sort] += 1
         new["tables"] = tables
@@ -354,53 +393,62 @@ class CafeFatal(Engine):
     def _apply_roll(self, new: State, roll: list[int]) -> None:
         new["rolled"] = list(roll)
         new["phase"] = "place"
-        if next(self.legal(new, new["turn"]), None) is None:
+        if not self._can_place(new, new["turn"]):
             # The spec's rules always leave a fitting table (a new value can go next to one's own
             # tables, an old one back on its table), but the engine still honours the rule.
-            remaining = list(new["remaining"])
+            remaining = new["remaining"].copy()
             remaining[new["turn"]] = 0
             new["remaining"] = remaining
             self._next_turn(new)
 
     def _apply_place(self, new: State, seat: int, value: int, table: int) -> None:
         count = new["rolled"].count(value)
-        dice = [list(row) for row in new["dice"]]
-        mine = dice[table][seat]
-        dice[table][seat] = {"value": value, "count": count + (mine["count"] if mine else 0)}
-        new["dice"] = dice
+        dice = new["dice"].copy()
+        row = dice[table].copy()
+        mine = row[seat]
         if mine is None:
-            values = list(new["values"])
+            row[seat] = {"value": value, "count": count}
+            values = new["values"].copy()
             values[seat] = [*values[seat], [value, table]]
             new["values"] = values
-        remaining = list(new["remaining"])
+        else:
+            row[seat] = {"value": value, "count": count + mine["count"]}
+        dice[table] = row
+        new["dice"] = dice
+        remaining = new["remaining"].copy()
         remaining[seat] -= count
         new["remaining"] = remaining
         self._next_turn(new)
 
     def _next_turn(self, new: State) -> None:
         """Pass the dice to the next seat that has some, or share when none has."""
-        n = new["n"]
         new["rolled"] = None
-        for step in range(1, n + 1):
-            seat = (new["turn"] + step) % n
-            if new["remaining"][seat] > 0:
+        remaining = new["remaining"]
+        for seat in SEATS_AFTER[new["n"]][new["turn"]]:
+            if remaining[seat]:
                 new["turn"] = seat
                 new["phase"] = "roll"
                 return
         self._share(new)
 
     def _share(self, new: State) -> None:
-        tables = [dict(pieces) for pieces in new["tables"]]
-        held = [dict(pieces) for pieces in new["held"]]
+        # Only the tables taken and the hands that take them change: copy those alone.
+        tables = new["tables"].copy()
+        held = new["held"].copy()
+        copied = set()
         taken = []
         for table, dice in enumerate(new["dice"]):
             winner = table_winner(dice)
             if winner is None:
                 continue
-            for sort in SORTS:
-                held[winner][sort] += tables[table][sort]
-            taken.append({"table": table, "seat": winner, "pieces": tables[table]})
-            tables[table] = empty_pieces()
+            if winner not in copied:
+                held[winner] = held[winner].copy()
+                copied.add(winner)
+            hand, pieces = held[winner], tables[table]
+            for sort, count in pieces.items():
+                hand[sort] += count
+            taken.append({"table": table, "seat": winner, "pieces": pieces})
+            tables[table] = NO_PIECES.copy()
         # What each table gave whom, so that a page can show the share as it happened.
         new["last_share"] = {"round": new["round"], "taken": taken}
         new["tables"] = tables
@@ -421,44 +469,110 @@ class CafeFatal(Engine):
     def legal(self, state: State, seat: int) -> Iterator[Move]:
         if state["phase"] != "place" or seat != state["turn"]:
             return
-        own = self.own_tables(state, seat)
-        placed = dict(state["values"][seat])
-        if own:
-            neighbours = self.neighbours(state)
-            # A value not yet placed needs a table of its own, so not one of ours.
-            fresh = sorted({t for o in own for t in neighbours[o]} - own)
-        else:
-            fresh = list(range(self.tables_count(state)))
-        for value in sorted(set(state["rolled"])):
-            if value in placed:
-                # Back on its table, if the rules allow it (a position made by hand may not).
-                table = placed[value]
-                if self.placement_error(state, seat, value, table) is None:
-                    yield {"place": {"value": value, "table": table}}
+        for value, table in self._placements(state, seat):
+            yield {"place": {"value": value, "table": table}}
+
+    def _placements(self, state: State, seat: int) -> list[tuple[int, int]]:
+        """The legal placements of the seat whose dice are rolled, as (value, table), by value
+        then table: the order of ``legal``."""
+        fresh, choices = self._choices(state, seat)
+        return [
+            pair
+            for value, table in choices
+            for pair in ([(value, t) for t in fresh] if table is None else [(value, table)])
+        ]
+
+    def _choices(
+        self, state: State, seat: int
+    ) -> tuple[tuple[int, ...], list[tuple[int, int | None]]]:
+        """What the seat whose dice are rolled may do, compactly: the fresh tables (where a value
+        not placed yet may go), and for each value rolled, ascending, (value, None) when it is
+        new (it may go on any fresh table) or (value, its table) when it may go back there. A
+        value that may go nowhere is left out."""
+        placed = state["values"][seat]
+        rolled = sorted(set(state["rolled"]))
+        if not placed:
+            return FRESH[state["layout"]][0], [(value, None) for value in rolled]
+        # A new value on a fresh table next to ours: every rule of ``placement_error`` holds there
+        # by construction (the property tests check each legal move against ``check``).
+        fresh = FRESH[state["layout"]][_own_tables_bits(placed)]
+        where = dict(placed)
+        row_of = state["dice"]
+        choices: list[tuple[int, int | None]] = []
+        for value in rolled:
+            table = where.get(value)
+            if table is None:
+                if fresh:
+                    choices.append((value, None))
                 continue
-            # A new value on a fresh table next to ours: every rule of ``placement_error`` holds
-            # there by construction (the property tests check each legal move against ``check``).
-            for table in fresh:
-                yield {"place": {"value": value, "table": table}}
+            # The seat's dice on that table show this value in every state the engine makes;
+            # anything else (a position made by hand) gets every rule of ``placement_error``.
+            mine = row_of[table][seat] if 0 <= table < len(row_of) else None
+            if (mine is not None and mine["value"] == value and len(where) == len(placed)) or (
+                self.placement_error(state, seat, value, table) is None
+            ):
+                choices.append((value, table))
+        return fresh, choices
+
+    def _can_place(self, state: State, seat: int) -> bool:
+        """Whether ``_placements`` lists anything, without listing it."""
+        placed = state["values"][seat]
+        if not placed:
+            return True
+        done = {value for value, _ in placed}
+        if (
+            not done.issuperset(state["rolled"])
+            and FRESH[state["layout"]][_own_tables_bits(placed)]
+        ):
+            return True
+        return bool(self._choices(state, seat)[1])
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
-        moves = list(self.legal(state, seat))
-        if not moves:
+        """``rng.choice(list(self.legal(state, seat)))``: the same draw from ``rng`` and the same
+        move, found by counting instead of listing every move."""
+        if state["phase"] != "place" or seat != state["turn"]:
             raise IllegalMove(gettext_noop("It is not your turn."))
-        return rng.choice(moves)
+        if not state["values"][seat]:
+            # The first placement of the round: every value rolled on any table.
+            fresh = FRESH[state["layout"]][0]
+            spread = len(fresh)
+            distinct = sorted(set(state["rolled"]))
+            index = rng.choice(range(len(distinct) * spread))
+            return {"place": {"value": distinct[index // spread], "table": fresh[index % spread]}}
+        fresh, choices = self._choices(state, seat)
+        spread = len(fresh)
+        total = 0
+        for _, table in choices:
+            total += spread if table is None else 1
+        if not total:
+            raise IllegalMove(gettext_noop("It is not your turn."))
+        index = rng.choice(range(total))
+        for value, table in choices:
+            if table is not None:
+                if not index:
+                    return {"place": {"value": value, "table": table}}
+                index -= 1
+            elif index < spread:
+                return {"place": {"value": value, "table": fresh[index]}}
+            else:
+                index -= spread
+        raise AssertionError("unreachable: the index is below the total")
 
     # --- chance --------------------------------------------------------------------------------
     def sample_chance(self, state: State, rng: random.Random) -> Move:
-        if state["phase"] == "serve":
+        phase = state["phase"]
+        if phase == "roll":
+            # What ``rng.choices(range(1, 7), k=...)`` draws, one ``random()`` per die.
+            draw = rng.random
+            return {"roll": [int(draw() * 6) + 1 for _ in range(state["remaining"][state["turn"]])]}
+        if phase == "serve":
             return {"serve": self._sample_serve(state, rng)}
-        if state["phase"] == "roll":
-            return {"roll": rng.choices(range(1, 7), k=state["remaining"][state["turn"]])}
         raise IllegalMove(gettext_noop("No chance move is due."))
 
     def _sample_serve(self, state: State, rng: random.Random) -> list[list[Any]]:
         tables = self.tables_count(state)
         extras = rng.sample(range(tables), EXTRA_PIECES)
-        drawn = rng.choices(SORTS, weights=SORT_WEIGHTS, k=tables + EXTRA_PIECES)
+        drawn = rng.choices(SORTS, cum_weights=SORT_CUM_WEIGHTS, k=tables + EXTRA_PIECES)
         return [[table, sort] for table, sort in zip([*range(tables), *extras], drawn, strict=True)]
 
     # --- scoring -------------------------------------------------------------------------------
@@ -621,6 +735,14 @@ class CafeFatal(Engine):
         # Every seat sees the whole table; only dice not yet rolled are unknown, and they are
         # not in the state.
         return dict(state)
+
+
+def _own_tables_bits(placed: list[list[int]]) -> int:
+    """The tables of a seat's ``values`` this round (one per table) as the bits of a number."""
+    own = 0
+    for _, table in placed:
+        own |= 1 << table
+    return own
 
 
 def _is_int(value: Any) -> bool:
