@@ -469,10 +469,10 @@ class CafeFatal(Engine):
     def legal(self, state: State, seat: int) -> Iterator[Move]:
         if state["phase"] != "place" or seat != state["turn"]:
             return
-        for value, table in self._placements(state, seat):
+        for value, table in self.placements(state, seat):
             yield {"place": {"value": value, "table": table}}
 
-    def _placements(self, state: State, seat: int) -> list[tuple[int, int]]:
+    def placements(self, state: State, seat: int) -> list[tuple[int, int]]:
         """The legal placements of the seat whose dice are rolled, as (value, table), by value
         then table: the order of ``legal``."""
         fresh, choices = self._choices(state, seat)
@@ -515,7 +515,7 @@ class CafeFatal(Engine):
         return fresh, choices
 
     def _can_place(self, state: State, seat: int) -> bool:
-        """Whether ``_placements`` lists anything, without listing it."""
+        """Whether ``placements`` lists anything, without listing it."""
         placed = state["values"][seat]
         if not placed:
             return True

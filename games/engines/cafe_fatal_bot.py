@@ -22,7 +22,15 @@ from typing import Any
 
 from . import search
 from .base import CHANCE, IllegalMove, Move, State, gettext_noop
-from .cafe_fatal import ENGINE, SORTS, pieces_score, table_winner
+from .cafe_fatal import (
+    ENGINE,
+    NEIGHBOURS,
+    SET_POINTS,
+    SET_SIZE,
+    SORT_VALUE,
+    pieces_score,
+    table_winner,
+)
 
 #: How much the bot values a point the leader of a table loses, next to a point it gains itself
 #: (shared among the N - 1 opponents). Measured in 3-player self-play: at a weight of 1 or 2 the
@@ -68,93 +76,153 @@ ONE_VALUE = [_at_least_of_one_value(r) for r in range(7)]
 ANY_VALUE = [_at_least_of_any_value(r) for r in range(7)]
 
 
+#: For each layout and table, the tables next to it as the bits of a number.
+NEIGHBOUR_BITS = {
+    layout: [sum(1 << t for t in around) for around in neighbours]
+    for layout, neighbours in NEIGHBOURS.items()
+}
+#: The points of n pieces of one sort of value 1 (complete sets count double), for the n a game
+#: reaches: ``marginal`` looks them up.
+POINTS_OF = [SET_POINTS * (count // SET_SIZE) + count % SET_SIZE for count in range(256)]
+
+
 def marginal(held: dict[str, int], pieces: dict[str, int]) -> int:
-    """The points ``pieces`` would add to a player holding ``held``."""
-    if not any(pieces.values()):
-        return 0
-    return pieces_score({s: held[s] + pieces[s] for s in SORTS}) - pieces_score(held)
-
-
-def _overtake_chance(
-    state: State, seat: int, table: int, mine: tuple[int, int], owned: list[set[int]]
-) -> float:
-    """A rough chance that someone still holding dice beats ``mine`` on ``table`` this round: each
-    opponent gets one roll of all their dice (an overestimate) and takes the chance if it comes.
-    ``owned`` lists each seat's tables this round."""
-    count, value = mine
-    neighbours = ENGINE.neighbours(state)[table]
-    keep = 1.0
-    for other, dice_left in enumerate(state["remaining"]):
-        if other == seat or dice_left == 0:
-            continue
-        theirs = state["dice"][table][other]
-        if theirs is not None:
-            # Only more of their own value helps them there.
-            needed = count - theirs["count"] + (0 if theirs["value"] > value else 1)
-            chances = ONE_VALUE[dice_left]
-        else:
-            own = owned[other]
-            if own and not any(t in own for t in neighbours):
-                continue
-            # Counting one die more is safe; a higher value ties the count about half the time.
-            needed = count + (1 if value >= 4 else 0)
-            chances = ANY_VALUE[dice_left]
-        if needed <= dice_left:
-            keep *= 1.0 - EAGERNESS * chances[max(needed, 0)]
-    return 1.0 - keep
-
-
-def _table_value(
-    state: State, seat: int, table: int, mine: tuple[int, int] | None, owned: list[set[int]]
-) -> float:
-    """What holding ``mine`` (count, value) on ``table`` is worth to ``seat`` as things stand."""
-    if mine is None:
-        return 0.0
-    others = [d for s, d in enumerate(state["dice"][table]) if s != seat and d is not None]
-    best_other = max(((d["count"], d["value"]) for d in others), default=(0, 0))
-    if mine < best_other:
-        return 0.0
-    leader = table_winner(state["dice"][table])
-    pieces = state["tables"][table]
-    denied = 0
-    if leader is not None and leader != seat:
-        denied = marginal(state["held"][leader], pieces)
-    denial = DENIAL_SHARE * denied / (state["n"] - 1)
-    hold = 1.0 - _overtake_chance(state, seat, table, mine, owned)
-    if mine == best_other:
-        # A full tie keeps the food on the table: worth only what it takes from the leader.
-        return hold * denial
-    return hold * (marginal(state["held"][seat], pieces) + denial)
+    """The points ``pieces`` would add to a player holding ``held``: sort by sort, since a
+    player's points are a sum over sorts (``pieces_score``)."""
+    gain = 0
+    for sort, count in pieces.items():
+        if count:
+            have = held[sort]
+            if have + count < len(POINTS_OF):
+                gain += SORT_VALUE[sort] * (POINTS_OF[have + count] - POINTS_OF[have])
+            else:
+                gain += pieces_score({sort: have + count}) - pieces_score({sort: have})
+    return gain
 
 
 def placement_scores(state: State, seat: int) -> list[tuple[float, Move]]:
     """Every legal placement with the bot's estimate of what it is worth, best first."""
-    moves = list(ENGINE.legal(state, seat))
-    if not moves:
+    return [
+        (score, {"place": {"value": value, "table": table}})
+        for score, value, table in _scored_placements(state, seat)
+    ]
+
+
+def _scored_placements(state: State, seat: int) -> list[tuple[float, int, int]]:
+    """``placement_scores`` as (score, value, table), best first (ties in ``legal``'s order).
+
+    A placement's score is what it changes at its table: the points the food there is worth to
+    the bot (sets count, so the fifth piece of a sort is worth a lot), the points it takes away
+    from the player leading there, how safe the lead is against the dice the others still hold,
+    and the dice it spends."""
+    pairs = ENGINE.placements(state, seat) if ENGINE.to_move(state) == [seat] else []
+    if not pairs:
         raise IllegalMove(gettext_noop("It is not your turn."))
+    judge = _TableJudge(state, seat)
     rolled = state["rolled"]
     remaining = state["remaining"][seat]
-    held = state["held"][seat]
-    worths = [marginal(held, pieces) for pieces in state["tables"]]
-    die_value = DIE_KEEP_FACTOR * sum(worths) / len(worths)
-    owned = [ENGINE.own_tables(state, other) for other in range(state["n"])]
+    row_of = state["dice"]
+    die_value = judge.die_value
+    neighbours = NEIGHBOURS[state["layout"]]
     scored = []
-    for move in moves:
-        value, table = move["place"]["value"], move["place"]["table"]
+    for value, table in pairs:
         count = rolled.count(value)
-        current = state["dice"][table][seat]
-        before = (current["count"], current["value"]) if current else None
-        after = (count + (before[0] if before else 0), value)
-        gain = _table_value(state, seat, table, after, owned) - _table_value(
-            state, seat, table, before, owned
-        )
+        current = row_of[table][seat]
+        if current is None:
+            gain = judge.value(table, count, value) - 0.0
+        else:
+            gain = judge.value(table, count + current["count"], value) - judge.value(
+                table, current["count"], current["value"]
+            )
         # Dice kept back can still win tables later this round; the last ones cost nothing.
         score = gain - (die_value * count if remaining > count else 0.0)
         # A central table keeps more tables within reach of the next placements.
-        score += 0.01 * len(ENGINE.neighbours(state)[table])
-        scored.append((score, move))
-    scored.sort(key=lambda pair: -pair[0])
+        score += 0.01 * len(neighbours[table])
+        scored.append((score, value, table))
+    scored.sort(key=lambda entry: -entry[0])
     return scored
+
+
+class _TableJudge:
+    """What holding dice on a table is worth to ``seat`` as things stand, with what every
+    placement on the same table shares worked out once."""
+
+    def __init__(self, state: State, seat: int) -> None:
+        self.state, self.seat = state, seat
+        held = state["held"][seat]
+        self.worths = [marginal(held, pieces) for pieces in state["tables"]]
+        self.die_value = DIE_KEEP_FACTOR * sum(self.worths) / len(self.worths)
+        self.neighbour_bits = NEIGHBOUR_BITS[state["layout"]]
+        #: The others still holding dice, in seat order: (seat, dice left, their tables as bits).
+        self.rivals = [
+            (other, left, _table_bits(state["values"][other]))
+            for other, left in enumerate(state["remaining"])
+            if other != seat and left
+        ]
+        self.tables: dict[int, tuple[int, float]] = {}
+
+    def _table(self, table: int) -> tuple[int, float]:
+        """(the best other dice there as count * 8 + value, 0 if none; what taking the food
+        from its leader is worth)."""
+        known = self.tables.get(table)
+        if known is None:
+            state, seat = self.state, self.seat
+            row = state["dice"][table]
+            best_other = max(
+                (d["count"] * 8 + d["value"] for s, d in enumerate(row) if s != seat and d),
+                default=0,
+            )
+            leader = table_winner(row)
+            denied = 0
+            if leader is not None and leader != seat:
+                denied = marginal(state["held"][leader], state["tables"][table])
+            known = best_other, DENIAL_SHARE * denied / (state["n"] - 1)
+            self.tables[table] = known
+        return known
+
+    def value(self, table: int, count: int, value: int) -> float:
+        """What holding ``count`` dice of ``value`` on ``table`` is worth."""
+        best_other, denial = self._table(table)
+        mine = count * 8 + value
+        if mine < best_other:
+            return 0.0
+        hold = 1.0 - self._overtake_chance(table, count, value)
+        if mine == best_other:
+            # A full tie keeps the food on the table: worth only what it takes from the leader.
+            return hold * denial
+        return hold * (self.worths[table] + denial)
+
+    def _overtake_chance(self, table: int, count: int, value: int) -> float:
+        """A rough chance that someone still holding dice beats ``count`` dice of ``value`` on
+        ``table`` this round: each opponent gets one roll of all their dice (an overestimate)
+        and takes the chance if it comes."""
+        row = self.state["dice"][table]
+        around = self.neighbour_bits[table]
+        keep = 1.0
+        for other, dice_left, own in self.rivals:
+            theirs = row[other]
+            if theirs is not None:
+                # Only more of their own value helps them there.
+                needed = count - theirs["count"] + (0 if theirs["value"] > value else 1)
+                chances = ONE_VALUE[dice_left]
+            else:
+                if own and not own & around:
+                    continue
+                # Counting one die more is safe; a higher value ties the count about half the
+                # time.
+                needed = count + (1 if value >= 4 else 0)
+                chances = ANY_VALUE[dice_left]
+            if needed <= dice_left:
+                keep *= 1.0 - EAGERNESS * chances[max(needed, 0)]
+        return 1.0 - keep
+
+
+def _table_bits(placed: list[list[int]]) -> int:
+    """A seat's tables this round (one per entry of its ``values``) as the bits of a number."""
+    bits = 0
+    for _, table in placed:
+        bits |= 1 << table
+    return bits
 
 
 def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
@@ -169,9 +237,10 @@ def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
 
 def placement(state: State, seat: int, rng: random.Random) -> Move:
     """A sensible placement: the best by ``placement_scores``, ties broken by ``rng``."""
-    scored = placement_scores(state, seat)
+    scored = _scored_placements(state, seat)
     best = scored[0][0]
-    return rng.choice([move for score, move in scored if score >= best - 1e-9])
+    value, table = rng.choice([(v, t) for score, v, t in scored if score >= best - 1e-9])
+    return {"place": {"value": value, "table": table}}
 
 
 def strong_placement(state: State, seat: int, rng: random.Random) -> Move:
@@ -184,7 +253,7 @@ def strong_placement(state: State, seat: int, rng: random.Random) -> Move:
     seeds = [rng.getrandbits(64) for _ in range(STRONG_PLAYOUTS)]
     best_move, best_value = candidates[0], float("-inf")
     for move in candidates:
-        after = ENGINE.apply(state, seat, move)
+        after = ENGINE.advance(state, seat, move)
         total = sum(_playout(after, seat, random.Random(seed)) for seed in seeds)
         if total > best_value:
             best_move, best_value = move, total
@@ -193,7 +262,7 @@ def strong_placement(state: State, seat: int, rng: random.Random) -> Move:
 
 def _playout(state: State, seat: int, rng: random.Random) -> float:
     """Play to the end of this round; the bot's points gained minus the others' mean gain."""
-    return _round_played_out(state, seat, rng, ENGINE.apply)[1]
+    return _round_played_out(state, seat, rng, ENGINE.advance)[1]
 
 
 def _round_played_out(
