@@ -376,10 +376,10 @@ class CafeFatal(Engine):
         if seat != CHANCE:
             place = move["place"]
             self._apply_place(new, seat, place["value"], place["table"])
-        elif "serve" in move:
-            self._apply_serve(new, move["serve"])
-        else:
+        elif "roll" in move:
             self._apply_roll(new, move["roll"])
+        else:
+            self._apply_serve(new, move["serve"])
         return new
 
     def _apply_serve(self, new: State, serve: list[list[Any]]) -> None:
@@ -393,7 +393,7 @@ class CafeFatal(Engine):
     def _apply_roll(self, new: State, roll: list[int]) -> None:
         new["rolled"] = list(roll)
         new["phase"] = "place"
-        if not self._can_place(new, new["turn"]):
+        if new["values"][new["turn"]] and not self._can_place(new, new["turn"]):
             # The spec's rules always leave a fitting table (a new value can go next to one's own
             # tables, an old one back on its table), but the engine still honours the rule.
             remaining = new["remaining"].copy()

@@ -85,3 +85,44 @@ def test_every_listed_move_applies_and_every_other_placement_is_refused(seed, n)
         assert json.dumps(state, sort_keys=True) == snapshot
         state = ENGINE.apply(state, seat, rng.choice(listed))
         json.dumps(ENGINE.view(state, seat))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5))
+def test_advance_reaches_the_state_apply_reaches_but_for_the_log(seed, n):
+    # A search plays with advance; the site with apply. Both must make the same game, and
+    # neither may change the state it was given (states share the lists a move leaves alone).
+    rng = random.Random(seed)
+    checked = lean = ENGINE.new_game(n)
+    while not ENGINE.is_over(checked):
+        [seat] = ENGINE.to_move(checked)
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(checked, rng)
+        else:
+            move = ENGINE.random_move(checked, seat, rng)
+        given = [checked, lean]
+        snapshot = json.dumps(given, sort_keys=True)
+        checked, lean = ENGINE.apply(checked, seat, move), ENGINE.advance(lean, seat, move)
+        assert json.dumps(given, sort_keys=True) == snapshot
+        assert {**lean, "log": checked["log"]} == checked
+        assert lean["log"] == []
+    assert ENGINE.is_over(lean)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), draw=st.integers(0, 2**32 - 1))
+def test_a_random_move_is_what_a_choice_among_the_legal_moves_draws(seed, n, draw):
+    # random_move counts the placements instead of listing them; it must draw the same move
+    # from the same generator as rng.choice over the listed moves, and leave it in the same state.
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    while not ENGINE.is_over(state):
+        [seat] = ENGINE.to_move(state)
+        if seat == CHANCE:
+            state = ENGINE.apply(state, seat, ENGINE.sample_chance(state, rng))
+            continue
+        counted, listed = random.Random(draw), random.Random(draw)
+        move = ENGINE.random_move(state, seat, counted)
+        assert move == listed.choice(list(ENGINE.legal(state, seat)))
+        assert counted.getstate() == listed.getstate()
+        state = ENGINE.apply(state, seat, move)
