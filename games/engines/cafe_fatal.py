@@ -418,13 +418,20 @@ class CafeFatal(Engine):
         remaining = new["remaining"].copy()
         remaining[seat] -= count
         new["remaining"] = remaining
-        self._next_turn(new)
+        new["rolled"] = None
+        # The next seat round the table that still has dice rolls next; none left: the share.
+        for after in SEATS_AFTER[len(remaining)][seat]:
+            if remaining[after]:
+                new["turn"] = after
+                new["phase"] = "roll"
+                return
+        self._share(new)
 
     def _next_turn(self, new: State) -> None:
         """Pass the dice to the next seat that has some, or share when none has."""
         new["rolled"] = None
         remaining = new["remaining"]
-        for seat in SEATS_AFTER[new["n"]][new["turn"]]:
+        for seat in SEATS_AFTER[len(remaining)][new["turn"]]:
             if remaining[seat]:
                 new["turn"] = seat
                 new["phase"] = "roll"
