@@ -306,10 +306,13 @@ def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -
 
 
 def _round_reward(state: State, seat: int, rng: random.Random) -> float:
-    """Play to the end of the round: the bot's points gained minus the others' mean gain (as
-    level 2 judges a round), plus ``WIN_BONUS`` when that round ends the game with the bot first
-    (and minus it when another seat is)."""
-    state, reward = _round_played_out(state, seat, rng, ENGINE.advance)
+    """Play to the end of the round: the bot's standing then, its points minus those of the best
+    of the others (what decides the game, where level 2 weighs every other seat alike), plus
+    ``WIN_BONUS`` when that round ends the game with the bot first (and minus it when another
+    seat is)."""
+    state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
+    scores = state["scores"]
+    reward = float(scores[seat] - max(score for other, score in enumerate(scores) if other != seat))
     if ENGINE.is_over(state):
         ranks = ENGINE.result(state).ranks
         reward += WIN_BONUS if ranks[seat] == 1 else -WIN_BONUS
