@@ -3,7 +3,10 @@ the counts these seeds give, so a bot that plays worse fails them."""
 
 from __future__ import annotations
 
-from games.engines.cafe_fatal import ENGINE
+import random
+
+from games.engines.cafe_fatal import ENGINE, SORTS, pieces_score
+from games.engines.cafe_fatal_bot import marginal
 
 from .bots import duel_score, firsts, hero_first_ranks, level_against, level_against_random
 
@@ -20,3 +23,25 @@ def test_level_2_beats_level_1_head_to_head():
     # Measured: level 2 ahead in 20 of 30 two-player games, behind in 10. (At three players,
     # one level 2 against two level 1 bots was first in 35 of 60 games, a third being even.)
     assert above >= 18 and below <= 12
+
+
+def test_level_2_beats_two_level_1_bots_at_three_players():
+    ranks = hero_first_ranks(ENGINE, level_against(ENGINE, 2, 1), 3, 30)
+    # Measured: first (alone or shared) in 20 of 30 games; a third would be even.
+    assert firsts(ranks) >= 18
+
+
+def test_a_placements_worth_adds_up_the_points_sort_by_sort():
+    # A player's points are a sum over sorts, so what pieces add is worked out sort by sort; it
+    # must be what the points with and without them differ by, sets and all, past any table.
+    rng = random.Random(8)
+    for _ in range(2000):
+        held = {sort: rng.choice([0, 3, 4, 5, 9, 14, 300]) for sort in SORTS}
+        pieces = {sort: rng.choice([0, 0, 1, 2, 6]) for sort in SORTS}
+        together = {sort: held[sort] + pieces[sort] for sort in SORTS}
+        assert marginal(held, pieces) == pieces_score(together) - pieces_score(held)
+    # By hand: 4 cakes and 1 more make a whole cake (50) from 20; 1 cheese more adds 1.
+    assert (
+        marginal({"cheese": 0, "pizza": 0, "cake": 4}, {"cheese": 1, "pizza": 0, "cake": 1})
+        == (50 - 20) + 1
+    )

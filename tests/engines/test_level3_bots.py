@@ -121,8 +121,17 @@ def test_part_du_chef_level_3_beats_level_1_head_to_head():
 def test_cafe_fatal_level_3_beats_two_level_1_bots():
     with search.budget(iterations=40):
         ranks = hero_first_ranks(CAFE_FATAL, level_against(CAFE_FATAL, 3, 1), 3, 6)
-    # Measured: first in 3 of 6 games (a third would be even).
-    assert firsts(ranks) >= 3
+    # Measured: first in 4 of 6 games (a third would be even).
+    assert firsts(ranks) >= 4
+
+
+def test_cafe_fatal_level_3_holds_its_own_against_two_level_2_bots():
+    # 40 playouts a move are fewer than level 2's 60: at this budget level 3 only matches it
+    # (bench/bots.py measures it at the budgets the site gives).
+    with search.budget(iterations=40):
+        ranks = hero_first_ranks(CAFE_FATAL, level_against(CAFE_FATAL, 3, 2), 3, 15)
+    # Measured: first in 5 of 15 games (a third would be even).
+    assert firsts(ranks) >= 5
 
 
 def test_pizza_party_level_3_beats_two_level_2_bots():
