@@ -291,6 +291,9 @@ class CafeFatal(Engine):
                 table=table,
                 shown=mine["value"],
             )
+        if mine is not None:
+            # Back on one of the seat's own tables, with the value it shows there.
+            return None
         own = self.own_tables(state, seat)
         if own and table not in own and not any(t in own for t in self.neighbours(state)[table]):
             return IllegalMove(
@@ -753,7 +756,8 @@ def _own_tables_bits(placed: list[list[int]]) -> int:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    # A plain int (every number of a move read from JSON) is answered by the first test.
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 ENGINE = register(CafeFatal())
