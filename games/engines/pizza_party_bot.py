@@ -49,12 +49,19 @@ WIN_VALUE = 40.0
 #: evenly): enough to expect sensible players, not so much that a random one fools it.
 SENSIBLE_SHARE = 0.5
 
+CUT_SHARE = SENSIBLE_SHARE
+PLACE_SHARE = SENSIBLE_SHARE
+CUT_SLACK = -1.0
+PLACE_SLACK = -1.0
+
 #: Every choice of lines, (n_q, n_r, n_s), in a fixed order.
 TRIPLES: tuple[tuple[int, int, int], ...] = tuple(PARTS)
 
 # Per triple: how many parts it makes and the part of each cell, flattened for speed.
 _PART_COUNT = [len(PARTS[t]) for t in TRIPLES]
 _PART_OF = [PART_OF[t] for t in TRIPLES]
+#: Per triple: where a topping counts (``3 * part + colour``), by ``3 * cell + colour``.
+_SLOT_OF = [tuple(3 * p + colour for p in part_of for colour in range(3)) for part_of in _PART_OF]
 
 
 def _engine() -> Any:
@@ -66,32 +73,64 @@ def _engine() -> Any:
 def _resolve_counts(counts: list[int], n_parts: int, on_board: list[int]) -> list[int]:
     """The toppings of each colour on the board after step 3, from per-part counts
     (``counts[3 * part + colour]``) and the counts on the board before it."""
-    safe = [True, True, True]
-    for k in range(3 * n_parts):
-        if counts[k] > 1:
-            safe[k % 3] = False
-    removed = [0, 0, 0]
-    won = [0, 0, 0]
-    for p in range(n_parts):
-        part = counts[3 * p : 3 * p + 3]
-        top = max(part)
-        leaders = part.count(top)
-        if leaders == 3:
+    c0, c1, c2 = counts[0::3], counts[1::3], counts[2::3]
+    # A colour with at most one topping in every part is safe: it loses nothing.
+    unsafe0, unsafe1, unsafe2 = max(c0) > 1, max(c1) > 1, max(c2) > 1
+    if not (unsafe0 or unsafe1 or unsafe2):
+        return list(on_board)
+    r0 = r1 = r2 = w0 = w1 = w2 = 0
+    for a, b, c in zip(c0, c1, c2, strict=True):
+        top = a if a > b else b
+        if c > top:
+            top = c
+        # Below the most in a part and not safe: removed. A part whose most is one has no one
+        # below a leader.
+        if top < 2:
             continue
+        lost_a = a if unsafe0 and 0 < a < top else 0
+        lost_b = b if unsafe1 and 0 < b < top else 0
+        lost_c = c if unsafe2 and 0 < c < top else 0
+        r0 += lost_a
+        r1 += lost_b
+        r2 += lost_c
         # One leader takes the others' cells; two tied leaders only push the third out.
-        winner = part.index(top) if leaders == 1 else -1
-        for colour in (0, 1, 2):
-            n = part[colour]
-            if n and n < top and not safe[colour]:
-                removed[colour] += n
-                if winner >= 0:
-                    won[winner] += n
-    final = []
-    for colour in range(3):
-        left = on_board[colour] - removed[colour]
-        supply = TOPPINGS - left
-        final.append(left + min(won[colour], supply))
-    return final
+        if a == top:
+            if b != top and c != top:
+                w0 += lost_b + lost_c
+        elif b == top:
+            if c != top:
+                w1 += lost_a + lost_c
+        else:
+            w2 += lost_a + lost_b
+    left0, left1, left2 = on_board[0] - r0, on_board[1] - r1, on_board[2] - r2
+    return [
+        left0 + min(w0, TOPPINGS - left0),
+        left1 + min(w1, TOPPINGS - left1),
+        left2 + min(w2, TOPPINGS - left2),
+    ]
+
+
+class Outcomes(list):
+    """The final counts per colour for every line triple, in ``TRIPLES`` order, with what each
+    outcome is worth to each colour (``value_for``) worked out once, when first asked."""
+
+    def worths(self, colour: int) -> list[float]:
+        cache: dict[int, list[float]] = self.__dict__.setdefault("_worths", {})
+        worths = cache.get(colour)
+        if worths is None:
+            o1, o2 = (c for c in range(COLOURS) if c != colour)
+            worths = []
+            for final in self:
+                mine = final[colour]
+                best = final[o1] if final[o1] > final[o2] else final[o2]
+                worth = float(mine - best)
+                if mine == TOPPINGS:
+                    worth += WIN_VALUE
+                if best == TOPPINGS:
+                    worth -= WIN_VALUE
+                worths.append(worth)
+            cache[colour] = worths
+        return worths
 
 
 def _chance_of_others_picks(
@@ -127,36 +166,40 @@ def _occupied(board: list[int | None]) -> list[tuple[int, int]]:
     return [(i, colour) for i, colour in enumerate(board) if colour is not None]
 
 
-def outcome_table(board: list[int | None]) -> list[list[int]]:
+def outcome_table(board: list[int | None]) -> Outcomes:
     """The final counts per colour for every line triple, in ``TRIPLES`` order."""
-    occupied = _occupied(board)
-    on_board = [0, 0, 0]
-    for _, colour in occupied:
-        on_board[colour] += 1
-    table = []
-    for t in range(len(TRIPLES)):
-        part_of = _PART_OF[t]
-        counts = [0] * (3 * _PART_COUNT[t])
-        for i, colour in occupied:
-            counts[3 * part_of[i] + colour] += 1
-        table.append(_resolve_counts(counts, _PART_COUNT[t], on_board))
+    toppings = [3 * i + colour for i, colour in enumerate(board) if colour is not None]
+    on_board = [board.count(0), board.count(1), board.count(2)]
+    table = Outcomes()
+    for slot_of, n_parts in zip(_SLOT_OF, _PART_COUNT, strict=True):
+        counts = [0] * (3 * n_parts)
+        for topping in toppings:
+            counts[slot_of[topping]] += 1
+        table.append(_resolve_counts(counts, n_parts, on_board))
     return table
 
 
 def pick_values(
-    table: list[list[int]],
+    table: Outcomes,
     colour: int,
     round_number: int,
     weights: list[list[float]] | None = None,
 ) -> list[float]:
     """The expected value of each pick 1..6 for ``colour``; ``weights[c][face - 1]`` is the chance
-    that colour c picks ``face`` (uniform when None)."""
+    that colour c picks ``face`` (uniform when None: then the values are sums over the 36 picks
+    of the others, not averages)."""
     values = [0.0] * 6
-    axes = [axis_of(c, round_number) for c in range(COLOURS)]
-    for t, lines in enumerate(TRIPLES):
-        weight = _chance_of_others_picks(lines, axes, colour, weights)
-        if weight:
-            values[lines[axes[colour]] - 1] += weight * value_for(table[t], colour)
+    worths = table.worths(colour)
+    mine = axis_of(colour, round_number)
+    if weights is None:
+        for lines, worth in zip(TRIPLES, worths, strict=True):
+            values[lines[mine] - 1] += worth
+        return values
+    o1, o2 = (c for c in range(COLOURS) if c != colour)
+    axis1, axis2 = axis_of(o1, round_number), axis_of(o2, round_number)
+    w1, w2 = weights[o1], weights[o2]
+    for lines, worth in zip(TRIPLES, worths, strict=True):
+        values[lines[mine] - 1] += w1[lines[axis1] - 1] * w2[lines[axis2] - 1] * worth
     return values
 
 
@@ -167,7 +210,10 @@ def _best(values: list[float], rng: random.Random) -> int:
 
 
 def _expected_picks(
-    state: State, rng: random.Random, table: list[list[int]] | None = None
+    state: State,
+    rng: random.Random,
+    table: list[list[int]] | None = None,
+    share: float | None = None,
 ) -> list[list[float]]:
     """How likely each colour is to pick each face: half uniform, half its own best answer to
     random picks on the board as it stands; the duel's neutral colour rolls a plain die."""
@@ -178,15 +224,20 @@ def _expected_picks(
             weights.append([1 / 6] * 6)
             continue
         answer = _best(pick_values(table, c, state["round"]), rng)
-        uniform = (1 - SENSIBLE_SHARE) / 6
-        weights.append([uniform + (SENSIBLE_SHARE if k == answer else 0.0) for k in range(6)])
+        sensible = SENSIBLE_SHARE if share is None else share
+        uniform = (1 - sensible) / 6
+        weights.append([uniform + (sensible if k == answer else 0.0) for k in range(6)])
     return weights
 
 
 def choose_cut(state: State, colour: int, rng: random.Random, strong: bool = False) -> int:
     table = outcome_table(state["board"])
-    weights = _expected_picks(state, rng, table) if strong else None
+    weights = _expected_picks(state, rng, table, CUT_SHARE) if strong else None
     values = pick_values(table, colour, state["round"], weights)
+    if strong and CUT_SLACK >= 0:
+        against_random = [v / 36 for v in pick_values(table, colour, state["round"])]
+        floor = max(against_random) - CUT_SLACK
+        values = [v if r >= floor else -1e9 for v, r in zip(values, against_random, strict=True)]
     return FACES[_best(values, rng)]
 
 
@@ -233,8 +284,12 @@ def placement_values(
 
 
 def choose_place(state: State, colour: int, rng: random.Random, strong: bool = False) -> list[int]:
-    weights = _expected_picks(state, rng) if strong else None
+    weights = _expected_picks(state, rng, None, PLACE_SHARE) if strong else None
     values = placement_values(state["board"], colour, state["round"], weights)
+    if strong and PLACE_SLACK >= 0:
+        against_random = placement_values(state["board"], colour, state["round"])
+        floor = max(against_random.values()) - 36 * PLACE_SLACK
+        values = {i: v if against_random[i] >= floor else -1e9 for i, v in values.items()}
     cells = list(values)
     best = _best([values[i] for i in cells], rng)
     return cell_name(cells[best])
@@ -259,9 +314,6 @@ def bot_move(view: dict[str, Any], rng: random.Random, level: int = 1) -> Move:
 SEARCH_CANDIDATES = 6
 #: A lead of this many toppings counts as a clear one in the reward.
 MARGIN_SCALE = 3.0
-#: In a playout, the chance that a colour picks its level-2 answer (else any face): the search
-#: neither trusts its opponents to be sensible nor expects them to be random.
-SENSIBLE_PICK = 0.5
 
 
 def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
@@ -271,7 +323,7 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
     colour = view["you"]
     engine = _engine()
     if state["phase"] == "add":
-        weights = _expected_picks(state, rng)
+        weights = opponent_model(state, outcome_table(state["board"]), colour)
         values = placement_values(state["board"], colour, state["round"], weights)
         cells = sorted(values, key=lambda i: (-values[i], i))[:SEARCH_CANDIDATES]
         candidates: list[Move] = [{"place": cell_name(i)} for i in cells]
@@ -289,24 +341,52 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
 
 def _cut_against_level_2(state: State, colour: int, rng: random.Random) -> int:
     """The cut: the others' picks are few (six faces each), so every combination is weighed
-    exactly rather than sampled, each other colour picking its level-2 answer half of the time
-    (else any face; the duel's neutral die stays uniform)."""
+    exactly rather than sampled, against ``opponent_model``."""
     table = outcome_table(state["board"])
-    answers = _level_2_answers(state, table, rng)
-    weights = []
-    for c in range(COLOURS):
-        if c == NEUTRAL and state["n"] == 2:
-            weights.append([1 / 6] * 6)
-            continue
-        spread = (1 - SENSIBLE_PICK) / 6
-        weights.append([spread + (SENSIBLE_PICK if k == answers[c] else 0.0) for k in range(6)])
+    weights = opponent_model(state, table, colour)
     return FACES[_best(pick_values(table, colour, state["round"], weights), rng)]
 
 
-def _level_2_answers(state: State, table: list[list[int]], rng: random.Random) -> list[int]:
-    """Each colour's level-2 pick (an index into ``FACES``) on the board as it stands."""
-    weights = _expected_picks(state, rng, table)
-    return [_best(pick_values(table, c, state["round"], weights), rng) for c in range(COLOURS)]
+#: Level 3's model of another colour's pick: this share on its level-2 answer, this share on its
+#: level-1 answer (ties share), the rest on any face. The bots it meets are mostly these.
+MODEL_LEVEL_2 = 0.5
+MODEL_LEVEL_1 = 0.0
+ROLLOUT_EV = 0
+
+
+def _answers(values: list[float]) -> list[int]:
+    """Every face (index) whose value is the highest: a bot picks one of them at random."""
+    top = max(values)
+    return [k for k, v in enumerate(values) if v >= top - 1e-9]
+
+
+def _mixed(shares: list[tuple[float, list[int]]]) -> list[float]:
+    """The chance of each face when each share is spread over its faces, the rest over all six."""
+    weights = [(1 - sum(share for share, _ in shares)) / 6] * 6
+    for share, faces in shares:
+        for k in faces:
+            weights[k] += share / len(faces)
+    return weights
+
+
+def opponent_model(state: State, table: list[list[int]], hero: int) -> list[list[float]]:
+    """How likely each other colour is to pick each face (``weights[c][face - 1]``): its level-2
+    answer or its level-1 answer on this board (shares ``MODEL_LEVEL_2`` and ``MODEL_LEVEL_1``),
+    else any face; the duel's neutral colour rolls a plain die. Ties are shared rather than
+    broken, so the model draws nothing at random."""
+    round_number = state["round"]
+    uniform = [1 / 6] * 6
+    chance = [c == NEUTRAL and state["n"] == 2 for c in range(COLOURS)]
+    level_1 = [_answers(pick_values(table, c, round_number)) for c in range(COLOURS)]
+    # What level 2 expects of each colour (``_expected_picks``, its ties shared).
+    expected = [uniform if chance[c] else _mixed([(CUT_SHARE, level_1[c])]) for c in range(COLOURS)]
+    level_2 = [_answers(pick_values(table, c, round_number, expected)) for c in range(COLOURS)]
+    return [
+        uniform
+        if chance[c] or c == hero
+        else _mixed([(MODEL_LEVEL_2, level_2[c]), (MODEL_LEVEL_1, level_1[c])])
+        for c in range(COLOURS)
+    ]
 
 
 def _round_reward(state: State, colour: int, rng: random.Random) -> float:
@@ -321,6 +401,13 @@ def _round_reward(state: State, colour: int, rng: random.Random) -> float:
             move = engine.random_move(state, mover, rng)
         elif mover == CHANCE:
             move = engine.sample_chance(state, rng)
+        elif ROLLOUT_EV:
+            # The cut is weighed exactly against the model rather than drawn: a playout's
+            # only luck is then the placements.
+            table = outcome_table(state["board"])
+            weights = opponent_model(state, table, colour)
+            worth = max(pick_values(table, colour, state["round"], weights))
+            return 0.5 + 0.5 * math.tanh(worth / (4 * MARGIN_SCALE))
         else:
             if plan is None:
                 plan = _sampled_picks(state, colour, rng)
@@ -333,15 +420,10 @@ def _round_reward(state: State, colour: int, rng: random.Random) -> float:
 
 
 def _sampled_picks(state: State, hero: int, rng: random.Random) -> list[int]:
-    """Each colour's pick in a playout: the others pick their level-2 answer half of the time
-    (else any face); the hero picks its level-2 answer."""
+    """Each colour's pick in a playout: the others' drawn from ``opponent_model``, the hero's
+    its best answer to that model."""
     table = outcome_table(state["board"])
-    answers = _level_2_answers(state, table, rng)
-    picks = []
-    for c in range(COLOURS):
-        answer = FACES[answers[c]]
-        if c == hero or rng.random() < SENSIBLE_PICK:
-            picks.append(answer)
-        else:
-            picks.append(rng.choice(FACES))
+    weights = opponent_model(state, table, hero)
+    picks = [rng.choices(FACES, weights=row)[0] for row in weights]
+    picks[hero] = FACES[_best(pick_values(table, hero, state["round"], weights), rng)]
     return picks
