@@ -162,10 +162,6 @@ def value_for(final: list[int], colour: int) -> float:
     return worth
 
 
-def _occupied(board: list[int | None]) -> list[tuple[int, int]]:
-    return [(i, colour) for i, colour in enumerate(board) if colour is not None]
-
-
 def outcome_table(board: list[int | None]) -> Outcomes:
     """The final counts per colour for every line triple, in ``TRIPLES`` order."""
     toppings = [3 * i + colour for i, colour in enumerate(board) if colour is not None]
@@ -253,10 +249,8 @@ def placement_values(
     cells = placeable_cells(board, colour)
     if not cells:
         return {}
-    occupied = _occupied(board)
-    on_board = [0, 0, 0]
-    for _, c in occupied:
-        on_board[c] += 1
+    toppings = [3 * i + c for i, c in enumerate(board) if c is not None]
+    on_board = [board.count(0), board.count(1), board.count(2)]
     on_board[colour] += 1
     axes = [axis_of(c, round_number) for c in range(COLOURS)]
     my_axis = axes[colour]
@@ -266,14 +260,15 @@ def placement_values(
         weight = _chance_of_others_picks(lines, axes, colour, weights)
         part_of = _PART_OF[t]
         n_parts = _PART_COUNT[t]
+        slot_of = _SLOT_OF[t]
         counts = [0] * (3 * n_parts)
-        for i, c in occupied:
-            counts[3 * part_of[i] + c] += 1
-        by_part: dict[int, float] = {}
+        for topping in toppings:
+            counts[slot_of[topping]] += 1
+        by_part: list[float | None] = [None] * n_parts
         face = lines[my_axis] - 1
         for i in cells:
             p = part_of[i]
-            worth = by_part.get(p)
+            worth = by_part[p]
             if worth is None:
                 counts[3 * p + colour] += 1
                 worth = weight * value_for(_resolve_counts(counts, n_parts, on_board), colour)

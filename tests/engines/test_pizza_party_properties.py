@@ -140,6 +140,7 @@ def play_both_ways(n: int, seed: int) -> None:
     drawn twice from twin generators, once on each state, and must be the same."""
     rng, twin = random.Random(seed), random.Random(seed)
     applied = advanced = ENGINE.new_game(n)
+    log = applied["log"]
     while not ENGINE.is_over(applied):
         assert ENGINE.to_move(advanced) == ENGINE.to_move(applied)
         seat = rng.choice(ENGINE.to_move(applied))
@@ -153,6 +154,8 @@ def play_both_ways(n: int, seed: int) -> None:
         applied = ENGINE.apply(applied, seat, move)
         advanced = ENGINE.advance(advanced, seat, move)
         assert same_game(applied, advanced)
+        # A search's move neither copies the log nor adds to it.
+        assert advanced["log"] is log
         assert SEARCH_BITS not in applied
         assert advanced[SEARCH_BITS] == board_bits(advanced["board"])
         placing = ENGINE.placing_colour(advanced)
