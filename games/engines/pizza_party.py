@@ -127,6 +127,11 @@ PART_OF: dict[tuple[int, int, int], tuple[int, ...]] = {
     lines: _part_of_each_cell(parts) for lines, parts in PARTS.items()
 }
 
+#: The parts of every choice of lines as sets of bits (a cut counts with these).
+PART_BITS: dict[tuple[int, int, int], tuple[int, ...]] = {
+    lines: tuple(sum(_BIT[i] for i in cells) for cells in parts) for lines, parts in PARTS.items()
+}
+
 
 def cell_name(index: int) -> list[int]:
     return list(CELLS[index])
@@ -158,20 +163,24 @@ def placeable_bits(board: list[int | None], colour: int) -> int:
 
 
 #: The key under which a state made by ``advance`` (never one the site stores) keeps its board as
-#: sets of bits, [taken, next to colour 0, next to 1, next to 2], kept up to date move by move:
-#: then where a colour may place is one expression instead of a walk round the board.
+#: sets of bits, [taken, next to colour 0, next to 1, next to 2, colour 0's, 1's, 2's], kept up to
+#: date move by move: then where a colour may place is one expression instead of a walk round the
+#: board, and a cut counts each part's toppings with a few ANDs.
 SEARCH_BITS = "_bits"
 
 
 def board_bits(board: list[int | None]) -> list[int]:
-    """[cells taken, cells next to a topping of colour 0, of 1, of 2] as sets of bits."""
+    """[cells taken, cells next to a topping of colour 0, of 1, of 2, cells of colour 0, of 1,
+    of 2] as sets of bits."""
     taken = 0
     near = [0, 0, 0]
+    own = [0, 0, 0]
     for i, here in enumerate(board):
         if here is not None:
             taken |= _BIT[i]
             near[here] |= _NEIGHBOUR_BITS[i]
-    return [taken, *near]
+            own[here] |= _BIT[i]
+    return [taken, *near, *own]
 
 
 def cells_of_bits(bits: int) -> list[int]:
@@ -192,51 +201,57 @@ def placeable_cells(board: list[int | None], colour: int) -> list[int]:
 
 
 def resolve_cut(
-    board: list[int | None], supply: list[int], lines: tuple[int, int, int]
+    board: list[int | None],
+    supply: list[int],
+    lines: tuple[int, int, int],
+    own: list[int] | None = None,
 ) -> tuple[list[int | None], list[int], list[int], list[int]]:
     """Step 3 of a round: the board and supply after the cut along ``lines``, with the cells
-    whose topping was removed and the cells that were filled (both as cell indices)."""
-    parts = PARTS[lines]
-    part_of = PART_OF[lines]
-    counts = [0] * (COLOURS * len(parts))  # counts[3 * part + colour]
-    for i, colour in enumerate(board):
-        if colour is not None:
-            counts[COLOURS * part_of[i] + colour] += 1
+    whose topping was removed and the cells that were filled (both as cell indices, ascending).
+    ``own``, each colour's cells as bits, is worked out from the board unless given."""
+    if own is None:
+        own = board_bits(board)[4:]
+    own0, own1, own2 = own
+    rows = [
+        ((own0 & part).bit_count(), (own1 & part).bit_count(), (own2 & part).bit_count())
+        for part in PART_BITS[lines]
+    ]
     # Counts are taken once, before anything moves: safety and every part's outcome use them.
-    safe = [max(counts[c::COLOURS]) <= 1 for c in range(COLOURS)]
-    removed: list[int] = []
-    won: list[list[int]] = [[], [], []]
-    for p, cells in enumerate(parts):
-        row = counts[COLOURS * p : COLOURS * p + COLOURS]
+    unsafe = [any(row[c] > 1 for row in rows) for c in range(COLOURS)]
+    removed = 0
+    won = [0, 0, 0]
+    for row, part in zip(rows, PART_BITS[lines], strict=True):
         most = max(row)
         # A part whose most is one topping has no colour below a leader: nothing moves there.
         if most < 2:
             continue
         # Below the most (one leader: the others; two tied: the third), and not safe: removed.
-        losers = [c for c in range(COLOURS) if 0 < row[c] < most and not safe[c]]
-        if not losers:
+        taken = 0
+        for colour in range(COLOURS):
+            if unsafe[colour] and 0 < row[colour] < most:
+                taken |= own[colour] & part
+        if not taken:
             continue
-        leaders = [c for c in range(COLOURS) if row[c] == most]
-        taken = [i for i in cells if board[i] in losers]
-        removed += taken
-        if len(leaders) == 1:
-            won[leaders[0]] += taken
+        removed |= taken
+        if row.count(most) == 1:
+            won[row.index(most)] |= taken
     if not removed:
         return list(board), list(supply), [], []
     new_board = list(board)
     new_supply = list(supply)
-    for i in removed:
+    removed_cells = cells_of_bits(removed)
+    for i in removed_cells:
         new_supply[board[i]] += 1
         new_board[i] = None
     filled: list[int] = []
     for colour in range(COLOURS):
-        for i in sorted(won[colour]):
+        for i in cells_of_bits(won[colour]):
             if new_supply[colour] == 0:
                 break
             new_board[i] = colour
             new_supply[colour] -= 1
             filled.append(i)
-    return new_board, new_supply, sorted(removed), sorted(filled)
+    return new_board, new_supply, removed_cells, sorted(filled)
 
 
 class PizzaParty(Engine):
@@ -439,6 +454,7 @@ class PizzaParty(Engine):
             bits = list(bits)
             bits[0] |= _BIT[index]
             bits[1 + colour] |= _NEIGHBOUR_BITS[index]
+            bits[4 + colour] |= _BIT[index]
             new[SEARCH_BITS] = bits
         self._skip_passes(new)
 
@@ -481,8 +497,10 @@ class PizzaParty(Engine):
     def _end_round(self, new: State, picks: list[int]) -> None:
         round_number = new["round"]
         lines = lines_of_picks(picks, round_number)
-        board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines)
-        if removed and SEARCH_BITS in new:
+        bits = new.get(SEARCH_BITS)
+        own = None if bits is None else bits[4:]
+        board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines, own)
+        if removed and bits is not None:
             new[SEARCH_BITS] = board_bits(board)
         lost, won = list(new["lost"]), list(new["won"])
         for i in removed:
