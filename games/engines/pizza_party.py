@@ -150,6 +150,17 @@ def lines_of_picks(picks: list[int], round_number: int) -> tuple[int, int, int]:
     return lines[0], lines[1], lines[2]
 
 
+#: ``lines_of_picks`` of every round (the axes turn every three) and picks, by
+#: ``36 * p0 + 6 * p1 + p2 - 43``; and each colour's axis name per round.
+_LINES_OF_PICKS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
+    tuple(lines_of_picks([p0, p1, p2], r) for p0 in FACES for p1 in FACES for p2 in FACES)
+    for r in range(COLOURS)
+)
+_AXES_OF_ROUND: tuple[tuple[str, ...], ...] = tuple(
+    tuple(AXES[axis_of(c, r)] for c in range(COLOURS)) for r in range(COLOURS)
+)
+
+
 def placeable_bits(board: list[int | None], colour: int) -> int:
     """The cells ``colour`` may take (empty, at distance 2 or more from every topping of its
     own), as a set of bits: bit i is cell i."""
@@ -212,29 +223,42 @@ def resolve_cut(
     if own is None:
         own = board_bits(board)[4:]
     own0, own1, own2 = own
-    rows = [
-        ((own0 & part).bit_count(), (own1 & part).bit_count(), (own2 & part).bit_count())
-        for part in PART_BITS[lines]
-    ]
+    parts = PART_BITS[lines]
     # Counts are taken once, before anything moves: safety and every part's outcome use them.
-    unsafe = [any(row[c] > 1 for row in rows) for c in range(COLOURS)]
-    removed = 0
-    won = [0, 0, 0]
-    for row, part in zip(rows, PART_BITS[lines], strict=True):
-        most = max(row)
-        # A part whose most is one topping has no colour below a leader: nothing moves there.
-        if most < 2:
-            continue
-        # Below the most (one leader: the others; two tied: the third), and not safe: removed.
-        taken = 0
-        for colour in range(COLOURS):
-            if unsafe[colour] and 0 < row[colour] < most:
-                taken |= own[colour] & part
-        if not taken:
-            continue
-        removed |= taken
-        if row.count(most) == 1:
-            won[row.index(most)] |= taken
+    c0 = [(own0 & part).bit_count() for part in parts]
+    c1 = [(own1 & part).bit_count() for part in parts]
+    c2 = [(own2 & part).bit_count() for part in parts]
+    # A colour with at most one topping in every part is safe.
+    unsafe0, unsafe1, unsafe2 = max(c0) > 1, max(c1) > 1, max(c2) > 1
+    removed = won0 = won1 = won2 = 0
+    if unsafe0 or unsafe1 or unsafe2:
+        for a, b, c, part in zip(c0, c1, c2, parts, strict=True):
+            most = a if a > b else b
+            if c > most:
+                most = c
+            # A part whose most is one topping has no colour below a leader: nothing moves.
+            if most < 2:
+                continue
+            # Below the most (one leader: the others; two tied: the third), not safe: removed.
+            taken = 0
+            if unsafe0 and 0 < a < most:
+                taken |= own0 & part
+            if unsafe1 and 0 < b < most:
+                taken |= own1 & part
+            if unsafe2 and 0 < c < most:
+                taken |= own2 & part
+            if not taken:
+                continue
+            removed |= taken
+            # One leader fills the cells; two tied leaders leave them empty.
+            if a == most:
+                if b != most and c != most:
+                    won0 |= taken
+            elif b == most:
+                if c != most:
+                    won1 |= taken
+            else:
+                won2 |= taken
     if not removed:
         return list(board), list(supply), [], []
     new_board = list(board)
@@ -244,8 +268,8 @@ def resolve_cut(
         new_supply[board[i]] += 1
         new_board[i] = None
     filled: list[int] = []
-    for colour in range(COLOURS):
-        for i in cells_of_bits(won[colour]):
+    for colour, won in enumerate((won0, won1, won2)):
+        for i in cells_of_bits(won):
             if new_supply[colour] == 0:
                 break
             new_board[i] = colour
@@ -496,7 +520,8 @@ class PizzaParty(Engine):
 
     def _end_round(self, new: State, picks: list[int]) -> None:
         round_number = new["round"]
-        lines = lines_of_picks(picks, round_number)
+        p0, p1, p2 = picks
+        lines = _LINES_OF_PICKS[round_number % COLOURS][36 * p0 + 6 * p1 + p2 - 43]
         bits = new.get(SEARCH_BITS)
         own = None if bits is None else bits[4:]
         board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines, own)
@@ -513,9 +538,9 @@ class PizzaParty(Engine):
         new["last_cut"] = {
             "round": round_number,
             "picks": list(picks),
-            "axes": [AXES[axis_of(c, round_number)] for c in range(COLOURS)],
-            "removed": [cell_name(i) for i in removed],
-            "filled": [cell_name(i) for i in filled],
+            "axes": list(_AXES_OF_ROUND[round_number % COLOURS]),
+            "removed": [list(CELLS[i]) for i in removed],
+            "filled": [list(CELLS[i]) for i in filled],
         }
         new["picks"] = [None] * COLOURS
         new["picks_from"] = None
@@ -544,12 +569,15 @@ class PizzaParty(Engine):
                 yield {"cut": face}
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        if state["phase"] == "add":
+            # ``to_move`` without building its list: a playout asks this on every placement.
+            colour = (state["round"] + state["step"]) % COLOURS
+            if seat != (CHANCE if colour == NEUTRAL and state["n"] == 2 else colour):
+                raise IllegalMove(gettext_noop("It is not your turn."))
+            return {"place": list(CELLS[rng.choice(_free_cells(state, colour))])}
         if seat not in self.to_move(state):
             raise IllegalMove(gettext_noop("It is not your turn."))
-        if state["phase"] == "cut":
-            return {"cut": rng.choice(FACES)}
-        cells = _free_cells(state, self._colour_of_mover(state, seat))
-        return {"place": list(CELLS[rng.choice(cells)])}
+        return {"cut": rng.choice(FACES)}
 
     # --- chance --------------------------------------------------------------------------------
     def chance_outcomes(self, state: State) -> list[tuple[Move, float]] | None:
