@@ -8,6 +8,10 @@ colour and chance plays it.
 A pick is secret until the step's picks are all in. While a step is open its picks sit in the log
 marked ``"secret": True`` and ``record_move`` shows them to their owner only; the move that
 completes the step rewrites those log entries without the mark, which reveals them to everyone.
+
+``advance`` (a search's step) plays the same game as ``apply`` without the log, and its states
+carry the board as sets of bits (``SEARCH_BITS``) so that placing and cutting need no walk round
+the board; states the site stores never carry them.
 """
 
 from __future__ import annotations
