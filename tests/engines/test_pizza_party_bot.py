@@ -48,8 +48,8 @@ def test_level_1_wins_most_three_player_games_against_two_random_players():
 
 def test_level_2_beats_level_1_in_three_player_games():
     ranks = hero_first_ranks(ENGINE, level_against(ENGINE, 2, 1), 3, 30)
-    # Measured: level 2 first in 26 of 30 games against two level 1 bots (a third being even).
-    assert firsts(ranks) >= 24
+    # Measured: level 2 first in 27 of 30 games against two level 1 bots (a third being even).
+    assert firsts(ranks) >= 25
 
 
 def test_level_2_beats_level_1_in_duels():
