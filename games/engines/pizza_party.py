@@ -8,6 +8,10 @@ colour and chance plays it.
 A pick is secret until the step's picks are all in. While a step is open its picks sit in the log
 marked ``"secret": True`` and ``record_move`` shows them to their owner only; the move that
 completes the step rewrites those log entries without the mark, which reveals them to everyone.
+
+``advance`` (a search's step) plays the same game as ``apply`` without the log, and its states
+carry the board as sets of bits (``SEARCH_BITS``) so that placing and cutting need no walk round
+the board; states the site stores never carry them.
 """
 
 from __future__ import annotations
@@ -79,6 +83,20 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
     tuple(j for j, other in enumerate(CELLS) if hex_distance(cell, other) == 1) for cell in CELLS
 )
 
+# Sets of cells as bits of an int (bit i: cell i), so that "free of my neighbours" is one OR per
+# topping rather than a loop round each one: placing is most of what a playout does.
+_BIT: tuple[int, ...] = tuple(1 << i for i in range(len(CELLS)))
+_ALL_CELLS = (1 << len(CELLS)) - 1
+_NEIGHBOUR_BITS: tuple[int, ...] = tuple(sum(_BIT[j] for j in cells) for cells in NEIGHBOURS)
+#: The cells of each byte value of a cell set, per byte of the set (5 bytes hold 37 cells).
+_CELLS_OF_BYTE: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(
+        tuple(8 * k + j for j in range(8) if value >> j & 1 and 8 * k + j < len(CELLS))
+        for value in range(256)
+    )
+    for k in range((len(CELLS) + 7) // 8)
+)
+
 
 def side_of_line(cell: tuple[int, int], axis: int, n: int) -> int:
     """0 on the low side of line (axis, n), 1 on the high side: the line runs between the rows
@@ -113,6 +131,11 @@ PART_OF: dict[tuple[int, int, int], tuple[int, ...]] = {
     lines: _part_of_each_cell(parts) for lines, parts in PARTS.items()
 }
 
+#: The parts of every choice of lines as sets of bits (a cut counts with these).
+PART_BITS: dict[tuple[int, int, int], tuple[int, ...]] = {
+    lines: tuple(sum(_BIT[i] for i in cells) for cells in parts) for lines, parts in PARTS.items()
+}
+
 
 def cell_name(index: int) -> list[int]:
     return list(CELLS[index])
@@ -131,64 +154,132 @@ def lines_of_picks(picks: list[int], round_number: int) -> tuple[int, int, int]:
     return lines[0], lines[1], lines[2]
 
 
+#: ``lines_of_picks`` of every round (the axes turn every three) and picks, by
+#: ``36 * p0 + 6 * p1 + p2 - 43``; and each colour's axis name per round.
+_LINES_OF_PICKS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
+    tuple(lines_of_picks([p0, p1, p2], r) for p0 in FACES for p1 in FACES for p2 in FACES)
+    for r in range(COLOURS)
+)
+_AXES_OF_ROUND: tuple[tuple[str, ...], ...] = tuple(
+    tuple(AXES[axis_of(c, r)] for c in range(COLOURS)) for r in range(COLOURS)
+)
+
+
+def placeable_bits(board: list[int | None], colour: int) -> int:
+    """The cells ``colour`` may take (empty, at distance 2 or more from every topping of its
+    own), as a set of bits: bit i is cell i."""
+    taken = blocked = 0
+    for i, here in enumerate(board):
+        if here is not None:
+            taken |= _BIT[i]
+            if here == colour:
+                blocked |= _NEIGHBOUR_BITS[i]
+    return _ALL_CELLS & ~(taken | blocked)
+
+
+#: The key under which a state made by ``advance`` (never one the site stores) keeps its board as
+#: sets of bits, [taken, next to colour 0, next to 1, next to 2, colour 0's, 1's, 2's], kept up to
+#: date move by move: then where a colour may place is one expression instead of a walk round the
+#: board, and a cut counts each part's toppings with a few ANDs.
+SEARCH_BITS = "_bits"
+
+
+def board_bits(board: list[int | None]) -> list[int]:
+    """[cells taken, cells next to a topping of colour 0, of 1, of 2, cells of colour 0, of 1,
+    of 2] as sets of bits."""
+    taken = 0
+    near = [0, 0, 0]
+    own = [0, 0, 0]
+    for i, here in enumerate(board):
+        if here is not None:
+            taken |= _BIT[i]
+            near[here] |= _NEIGHBOUR_BITS[i]
+            own[here] |= _BIT[i]
+    return [taken, *near, *own]
+
+
+def cells_of_bits(bits: int) -> list[int]:
+    """The cells of a set of bits, in ascending order."""
+    b0, b1, b2, b3, b4 = _CELLS_OF_BYTE
+    return [
+        *b0[bits & 255],
+        *b1[bits >> 8 & 255],
+        *b2[bits >> 16 & 255],
+        *b3[bits >> 24 & 255],
+        *b4[bits >> 32],
+    ]
+
+
 def placeable_cells(board: list[int | None], colour: int) -> list[int]:
-    """Empty cells at distance 2 or more from every topping of ``colour``."""
-    # Mark the cells beside the colour's toppings once, rather than look round every cell.
-    blocked = {j for i, here in enumerate(board) if here == colour for j in NEIGHBOURS[i]}
-    return [i for i, here in enumerate(board) if here is None and i not in blocked]
+    """Empty cells at distance 2 or more from every topping of ``colour``, in ascending order."""
+    return cells_of_bits(placeable_bits(board, colour))
 
 
 def resolve_cut(
-    board: list[int | None], supply: list[int], lines: tuple[int, int, int]
+    board: list[int | None],
+    supply: list[int],
+    lines: tuple[int, int, int],
+    own: list[int] | None = None,
 ) -> tuple[list[int | None], list[int], list[int], list[int]]:
     """Step 3 of a round: the board and supply after the cut along ``lines``, with the cells
-    whose topping was removed and the cells that were filled (both as cell indices)."""
-    parts = PARTS[lines]
-    counts = [[0] * COLOURS for _ in parts]
-    for p, cells in enumerate(parts):
-        row = counts[p]
-        for i in cells:
-            colour = board[i]
-            if colour is not None:
-                row[colour] += 1
+    whose topping was removed and the cells that were filled (both as cell indices, ascending).
+    ``own``, each colour's cells as bits, is worked out from the board unless given."""
+    if own is None:
+        own = board_bits(board)[4:]
+    own0, own1, own2 = own
+    parts = PART_BITS[lines]
     # Counts are taken once, before anything moves: safety and every part's outcome use them.
-    safe = [all(row[c] <= 1 for row in counts) for c in range(COLOURS)]
+    c0 = [(own0 & part).bit_count() for part in parts]
+    c1 = [(own1 & part).bit_count() for part in parts]
+    c2 = [(own2 & part).bit_count() for part in parts]
+    # A colour with at most one topping in every part is safe.
+    unsafe0, unsafe1, unsafe2 = max(c0) > 1, max(c1) > 1, max(c2) > 1
+    removed = won0 = won1 = won2 = 0
+    if unsafe0 or unsafe1 or unsafe2:
+        for a, b, c, part in zip(c0, c1, c2, parts, strict=True):
+            most = a if a > b else b
+            if c > most:
+                most = c
+            # A part whose most is one topping has no colour below a leader: nothing moves.
+            if most < 2:
+                continue
+            # Below the most (one leader: the others; two tied: the third), not safe: removed.
+            taken = 0
+            if unsafe0 and 0 < a < most:
+                taken |= own0 & part
+            if unsafe1 and 0 < b < most:
+                taken |= own1 & part
+            if unsafe2 and 0 < c < most:
+                taken |= own2 & part
+            if not taken:
+                continue
+            removed |= taken
+            # One leader fills the cells; two tied leaders leave them empty.
+            if a == most:
+                if b != most and c != most:
+                    won0 |= taken
+            elif b == most:
+                if c != most:
+                    won1 |= taken
+            else:
+                won2 |= taken
+    if not removed:
+        return list(board), list(supply), [], []
     new_board = list(board)
     new_supply = list(supply)
-    removed: list[int] = []
-    won: list[list[int]] = [[] for _ in range(COLOURS)]
-    for p, cells in enumerate(parts):
-        row = counts[p]
-        most = max(row)
-        if most == 0:
-            continue
-        leaders = [c for c in range(COLOURS) if row[c] == most]
-        if len(leaders) == 1:
-            winner = leaders[0]
-            for i in cells:
-                colour = board[i]
-                if colour is not None and colour != winner and not safe[colour]:
-                    removed.append(i)
-                    new_supply[colour] += 1
-                    won[winner].append(i)
-        elif len(leaders) == 2:
-            third = COLOURS - sum(leaders)
-            if not safe[third]:
-                for i in cells:
-                    if board[i] == third:
-                        removed.append(i)
-                        new_supply[third] += 1
-    for i in removed:
+    removed_cells = cells_of_bits(removed)
+    for i in removed_cells:
+        new_supply[board[i]] += 1
         new_board[i] = None
     filled: list[int] = []
-    for colour in range(COLOURS):
-        for i in sorted(won[colour]):
+    for colour, won in enumerate((won0, won1, won2)):
+        for i in cells_of_bits(won):
             if new_supply[colour] == 0:
                 break
             new_board[i] = colour
             new_supply[colour] -= 1
             filled.append(i)
-    return new_board, new_supply, sorted(removed), sorted(filled)
+    return new_board, new_supply, removed_cells, sorted(filled)
 
 
 class PizzaParty(Engine):
@@ -285,13 +376,17 @@ class PizzaParty(Engine):
     def to_move(self, state: State) -> list[int]:
         phase = state["phase"]
         if phase == "add":
-            colour = self.placing_colour(state)
-            return [CHANCE] if self._is_chance_colour(state, colour) else [colour]
+            colour = (state["round"] + state["step"]) % COLOURS
+            return [CHANCE] if colour == NEUTRAL and state["n"] == 2 else [colour]
         if phase == "cut":
-            waiting = [s for s in range(state["n"]) if state["picks"][s] is None]
+            picks = state["picks"]
+            waiting = [s for s in range(state["n"]) if picks[s] is None]
             # The neutral colour's die is rolled only after both players have picked.
             return waiting or [CHANCE]
         return []
+
+    def is_over(self, state: State) -> bool:
+        return state["phase"] == "over"
 
     def _colour_of_mover(self, state: State, seat: int) -> int:
         return NEUTRAL if seat == CHANCE else seat
@@ -350,58 +445,92 @@ class PizzaParty(Engine):
     # --- applying moves ------------------------------------------------------------------------
     def apply(self, state: State, seat: int, move: Any) -> State:
         self.check(state, seat, move)
-        return self.advance(state, seat, move)
+        return self._play(state, seat, move, keep_log=True)
 
     def advance(self, state: State, seat: int, move: Move) -> State:
-        # The log stays: a secret pick waits in it until the cut is complete.
+        # The rules read the log only to reveal the secret picks; a search has no one to reveal
+        # them to, so it goes without (and without copying a log that grows every move).
+        return self._play(state, seat, move, keep_log=False)
+
+    def _play(self, state: State, seat: int, move: Move, keep_log: bool) -> State:
         new = dict(state)
-        colour = self._colour_of_mover(state, seat)
+        colour = NEUTRAL if seat == CHANCE else seat
+        if keep_log:
+            # The site's states stay as the spec shows them; only a search's carry the bits.
+            new.pop(SEARCH_BITS, None)
+        elif SEARCH_BITS not in new:
+            new[SEARCH_BITS] = board_bits(state["board"])
         if state["phase"] == "add":
-            new["log"] = [*state["log"], [seat, move]]
+            if keep_log:
+                new["log"] = [*state["log"], [seat, move]]
             self._apply_place(new, colour, move["place"])
         else:
-            self._apply_cut(new, seat, colour, move["cut"])
+            self._apply_cut(new, seat, colour, move["cut"], keep_log)
         return new
 
     def _apply_place(self, new: State, colour: int, cell: list[int]) -> None:
         board = list(new["board"])
-        board[INDEX[(cell[0], cell[1])]] = colour
+        index = INDEX[(cell[0], cell[1])]
+        board[index] = colour
         supply = list(new["supply"])
         supply[colour] -= 1
         new["board"] = board
         new["supply"] = supply
         new["step"] += 1
+        bits = new.get(SEARCH_BITS)
+        if bits is not None:
+            bits = list(bits)
+            bits[0] |= _BIT[index]
+            bits[1 + colour] |= _NEIGHBOUR_BITS[index]
+            bits[4 + colour] |= _BIT[index]
+            new[SEARCH_BITS] = bits
         self._skip_passes(new)
 
     def _skip_passes(self, new: State) -> None:
         """Pass every colour that cannot add a topping (no cell or no supply), without a move;
         when nobody is left to add, the cut starts."""
-        while new["step"] < COLOURS:
-            colour = self.placing_colour(new)
-            if new["supply"][colour] > 0 and placeable_cells(new["board"], colour):
+        supply, board, round_number = new["supply"], new["board"], new["round"]
+        bits = new.get(SEARCH_BITS)
+        step = new["step"]
+        while step < COLOURS:
+            colour = (round_number + step) % COLOURS
+            if supply[colour] > 0 and (
+                _ALL_CELLS & ~(bits[0] | bits[1 + colour])
+                if bits is not None
+                else placeable_bits(board, colour)
+            ):
+                new["step"] = step
                 return
-            new["step"] += 1
+            step += 1
+        new["step"] = step
         new["phase"] = "cut"
         new["picks"] = [None] * COLOURS
         new["picks_from"] = len(new["log"])
 
-    def _apply_cut(self, new: State, seat: int, colour: int, pick: int) -> None:
+    def _apply_cut(self, new: State, seat: int, colour: int, pick: int, keep_log: bool) -> None:
         picks = list(new["picks"])
         picks[colour] = pick
         new["picks"] = picks
-        if any(p is None for p in picks):
+        if None in picks:
             # A player's pick waits in the log, marked secret, until the step is complete.
-            new["log"] = [*new["log"], [seat, {"cut": pick, SECRET: True}]]
+            if keep_log:
+                new["log"] = [*new["log"], [seat, {"cut": pick, SECRET: True}]]
             return
-        start = new["picks_from"]
-        revealed = [[s, {"cut": m["cut"]}] for s, m in new["log"][start:]]
-        new["log"] = [*new["log"][:start], *revealed, [seat, {"cut": pick}]]
+        if keep_log:
+            start = new["picks_from"]
+            revealed = [[s, {"cut": m["cut"]}] for s, m in new["log"][start:]]
+            new["log"] = [*new["log"][:start], *revealed, [seat, {"cut": pick}]]
         self._end_round(new, picks)
 
     def _end_round(self, new: State, picks: list[int]) -> None:
         round_number = new["round"]
-        lines = lines_of_picks(picks, round_number)
-        board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines)
+        p0, p1, p2 = picks
+        lines = _LINES_OF_PICKS[round_number % COLOURS][36 * p0 + 6 * p1 + p2 - 43]
+        bits = new.get(SEARCH_BITS)
+        own = None if bits is None else bits[4:]
+        board, supply, removed, filled = resolve_cut(new["board"], new["supply"], lines, own)
+        if removed and bits is not None:
+            new[SEARCH_BITS] = board_bits(board)
         lost, won = list(new["lost"]), list(new["won"])
         for i in removed:
             lost[new["board"][i]] += 1
@@ -413,9 +542,9 @@ class PizzaParty(Engine):
         new["last_cut"] = {
             "round": round_number,
             "picks": list(picks),
-            "axes": [AXES[axis_of(c, round_number)] for c in range(COLOURS)],
-            "removed": [cell_name(i) for i in removed],
-            "filled": [cell_name(i) for i in filled],
+            "axes": list(_AXES_OF_ROUND[round_number % COLOURS]),
+            "removed": [list(CELLS[i]) for i in removed],
+            "filled": [list(CELLS[i]) for i in filled],
         }
         new["picks"] = [None] * COLOURS
         new["picks_from"] = None
@@ -444,12 +573,15 @@ class PizzaParty(Engine):
                 yield {"cut": face}
 
     def random_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        if state["phase"] == "add":
+            # ``to_move`` without building its list: a playout asks this on every placement.
+            colour = (state["round"] + state["step"]) % COLOURS
+            if seat != (CHANCE if colour == NEUTRAL and state["n"] == 2 else colour):
+                raise IllegalMove(gettext_noop("It is not your turn."))
+            return {"place": list(CELLS[rng.choice(_free_cells(state, colour))])}
         if seat not in self.to_move(state):
             raise IllegalMove(gettext_noop("It is not your turn."))
-        if state["phase"] == "cut":
-            return {"cut": rng.choice(FACES)}
-        cells = placeable_cells(state["board"], self._colour_of_mover(state, seat))
-        return {"place": cell_name(rng.choice(cells))}
+        return {"cut": rng.choice(FACES)}
 
     # --- chance --------------------------------------------------------------------------------
     def chance_outcomes(self, state: State) -> list[tuple[Move, float]] | None:
@@ -457,6 +589,17 @@ class PizzaParty(Engine):
             raise IllegalMove(gettext_noop("No chance move is due."))
         moves = list(self.legal(state, CHANCE))
         return [(move, 1 / len(moves)) for move in moves]
+
+    def sample_chance(self, state: State, rng: random.Random) -> Move:
+        # What the base class draws from ``chance_outcomes`` (the same weights, so the same
+        # outcome for the same seed), without building a move for every outcome first.
+        if CHANCE not in self.to_move(state):
+            raise IllegalMove(gettext_noop("No chance move is due."))
+        if state["phase"] == "cut":
+            return {"cut": rng.choices(FACES, weights=[1 / len(FACES)] * len(FACES))[0]}
+        cells = _free_cells(state, NEUTRAL)
+        cell = rng.choices(cells, weights=[1 / len(cells)] * len(cells))[0]
+        return {"place": list(CELLS[cell])}
 
     # --- the end -------------------------------------------------------------------------------
     def on_board(self, state: State) -> list[int]:
@@ -642,6 +785,14 @@ class PizzaParty(Engine):
                 picks[mover] = rng.choice(FACES)
                 log[index] = [mover, {"cut": picks[mover], SECRET: True}]
         return {**state, "picks": picks, "log": log}
+
+
+def _free_cells(state: State, colour: int) -> list[int]:
+    """``placeable_cells`` of the state's board, from the bits a search's state keeps."""
+    bits = state.get(SEARCH_BITS)
+    if bits is None:
+        return placeable_cells(state["board"], colour)
+    return cells_of_bits(_ALL_CELLS & ~(bits[0] | bits[1 + colour]))
 
 
 def _is_int(value: Any) -> bool:

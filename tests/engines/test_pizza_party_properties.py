@@ -14,7 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engines import CHANCE
-from games.engines.pizza_party import COLOURS, ENGINE, FACES, ROUNDS, TOPPINGS
+from games.engines.pizza_party import (
+    CELLS,
+    COLOURS,
+    ENGINE,
+    FACES,
+    ROUNDS,
+    SEARCH_BITS,
+    TOPPINGS,
+    board_bits,
+    hex_distance,
+    placeable_cells,
+)
 from games.engines.records import export_record, replay
 
 State = dict[str, Any]
@@ -112,3 +123,60 @@ def play_checked(n: int, seed: int) -> None:
 def test_random_games_apply_every_sampled_legal_move_end_and_replay_to_the_same_result(seed):
     play_checked(3, seed)
     play_checked(2, seed)
+
+
+#: What a state made by ``advance`` may lack or add: the log (and where the open picks start in
+#: it) is the site's, the bits are the search's.
+NOT_COMPARED = {"log", "picks_from", SEARCH_BITS}
+
+
+def same_game(applied: State, advanced: State) -> bool:
+    keys = (set(applied) | set(advanced)) - NOT_COMPARED
+    return all(applied.get(key) == advanced.get(key) for key in keys)
+
+
+def play_both_ways(n: int, seed: int) -> None:
+    """One game played with ``apply`` and, move for move, with ``advance``: each random move is
+    drawn twice from twin generators, once on each state, and must be the same."""
+    rng, twin = random.Random(seed), random.Random(seed)
+    applied = advanced = ENGINE.new_game(n)
+    log = applied["log"]
+    while not ENGINE.is_over(applied):
+        assert ENGINE.to_move(advanced) == ENGINE.to_move(applied)
+        seat = rng.choice(ENGINE.to_move(applied))
+        assert twin.choice(ENGINE.to_move(advanced)) == seat
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(applied, rng)
+            assert ENGINE.sample_chance(advanced, twin) == move
+        else:
+            move = ENGINE.random_move(applied, seat, rng)
+            assert ENGINE.random_move(advanced, seat, twin) == move
+        applied = ENGINE.apply(applied, seat, move)
+        advanced = ENGINE.advance(advanced, seat, move)
+        assert same_game(applied, advanced)
+        # A search's move neither copies the log nor adds to it.
+        assert advanced["log"] is log
+        assert SEARCH_BITS not in applied
+        assert advanced[SEARCH_BITS] == board_bits(advanced["board"])
+        placing = ENGINE.placing_colour(advanced)
+        if placing is not None:
+            assert placeable_cells(advanced["board"], placing) == [
+                i for i, _ in enumerate(advanced["board"]) if brute_force_placeable(advanced, i)
+            ]
+    assert ENGINE.is_over(advanced)
+    assert ENGINE.result(advanced) == ENGINE.result(applied)
+
+
+def brute_force_placeable(state: State, index: int) -> bool:
+    """The rule read literally: an empty cell at distance 2 or more from the colour's own."""
+    board, colour = state["board"], ENGINE.placing_colour(state)
+    return board[index] is None and all(
+        hex_distance(CELLS[index], CELLS[j]) >= 2 for j, here in enumerate(board) if here == colour
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_advance_plays_the_same_game_as_apply_without_the_log(seed):
+    play_both_ways(3, seed)
+    play_both_ways(2, seed)
