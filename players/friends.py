@@ -46,6 +46,12 @@ def friend_ids(user: AbstractBaseUser) -> set[int]:
     return {b if a == user.pk else a for a, b in pairs}
 
 
+def incoming_request_count(user: AbstractBaseUser) -> int:
+    """How many friend requests wait for the player's answer: what the header's badge shows, on
+    every page, so a count rather than the requests and their senders."""
+    return Friendship.objects.filter(to_user=user, accepted_at__isnull=True).count()
+
+
 def incoming_requests(user: AbstractBaseUser) -> list[Friendship]:
     return list(
         Friendship.objects.filter(to_user=user, accepted_at__isnull=True).select_related(
