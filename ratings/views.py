@@ -10,7 +10,7 @@ from django.shortcuts import render
 from games.engines import all_engines, get_engine
 from players import friends, presence
 
-from . import ladder
+from . import ladder, rendering
 
 #: Players shown per game on the rankings index.
 INDEX_TOP = 5
@@ -51,17 +51,16 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
         engine.slug, page_number(request.GET.get("page")), search=search, only_user_ids=only
     )
     mine = ladder.standings(user).get(engine.slug) if user.is_authenticated else None
+    rows = ladder.display_rows(page.rows)
+    online = presence.online_ids(row.user_id for row in page.rows)
     context: dict[str, Any] = {
         "game": {"slug": engine.slug, "name": engine.name},
         "games": [{"slug": e.slug, "name": e.name} for e in all_engines()],
         "page": page,
-        "rows": ladder.display_rows(page.rows),
+        "rows_html": rendering.ladder_rows_html(rows, online, user.pk),
         "search": search,
         "friends_only": friends_only,
-        "online": presence.online_ids(row.user_id for row in page.rows),
         "mine": mine,
-        # The viewer's id, looked up once rather than through the lazy user on every row.
-        "me": user.pk,
         "my_page": ladder.page_of(mine.rank) if mine else None,
     }
     # A search typed with htmx swaps only the results; the page itself works without it.

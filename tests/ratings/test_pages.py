@@ -426,3 +426,36 @@ def test_a_profile_draws_its_recent_matches_once_until_the_player_finishes_anoth
     again = Client().get("/players/ann/").content.decode()
     assert drawn == ["ann", "ann"]
     assert f'data-match="{second.pk}"' in again and f'data-match="{first.pk}"' in again
+
+
+def test_the_ladder_rows_are_drawn_once_until_what_they_show_changes(monkeypatch):
+    from ratings import rendering
+
+    ann = rate("ann", 1500.0, matches=3)
+    bob = rate("bob", 1400.0)
+    drawn = []
+    render = rendering.render_to_string
+
+    def counted(template, context):
+        drawn.append(template)
+        return render(template, context)
+
+    monkeypatch.setattr(rendering, "render_to_string", counted)
+    path = f"/rankings/{GAME}/"
+    first, second = (
+        re.search(r"<tbody>.*</tbody>", Client().get(path).content.decode(), re.S)[0]
+        for _ in range(2)
+    )
+    assert first == second and rows_of(first) == ["ann", "bob"] and len(drawn) == 1
+    # Each thing a row prints, changed, draws the rows again, and the page shows the change.
+    Rating.objects.filter(user=bob).update(value=1600.0)
+    assert rows_of(Client().get(path).content.decode()) == ["bob", "ann"]
+    Rating.objects.filter(user=ann).update(matches=12)
+    assert 'class="provisional"' not in Client().get(path).content.decode()
+    presence.heartbeat(ann.pk)
+    assert "online now" in Client().get(path).content.decode()
+    mine = logged_in(ann).get(path).content.decode()
+    assert '<tr data-player="ann" class="me">' in mine
+    fr = Client(headers={"accept-language": "fr"}).get(path).content.decode()
+    assert "en ligne" in fr.lower()
+    assert len(drawn) == 6
