@@ -259,72 +259,118 @@ def _ladder_slice(game: str, offset: int, size: int) -> tuple[int, list[tuple], 
     return int(found[0][-2]), [row[:-2] for row in found], int(found[0][-1])
 
 
+#: Pages past this are treated as this one (then clamped to the last page there is): a page
+#: number typed by hand stays within what the database's integers hold.
+MAX_PAGE = 10**9
+
+
 def _filtered_page(
     game: str, page: int, search: str, only_user_ids: Collection[int] | None, size: int
 ) -> LadderPage:
+    """A page of the players kept by a search or a set of ids, with whole-ladder ranks, in one
+    query. The matches are read in no order (a rare name once, through the trigram index on
+    PostgreSQL) and counted; a search stops counting past ``SEARCH_LIMIT``, since to count every
+    name containing "a" would read the whole ladder. The asked page is clamped to the pages there
+    are inside the query, so a stale link costs nothing more."""
     query = Rating.objects.filter(game=game)
     if search:
         query = query.filter(name__icontains=search)
     if only_user_ids is not None:
+        if not only_user_ids:
+            return _page(game, 1, 1, 0, [], [])
         query = query.filter(user_id__in=list(only_user_ids))
-    # Every match's id and rating, in no order, so that a rare name is read once through the
-    # trigram index on PostgreSQL. A search stops past SEARCH_LIMIT: to count every name
-    # containing "a" would read the whole ladder. Friends are few enough to count.
     limit = SEARCH_LIMIT if search else None
-    matches = list(query.order_by().values_list("id", "value")[: limit + 1 if limit else None])
-    total = len(matches)
+    matched = query.order_by().values("id", "value")
+    offset = (min(max(page, 1), MAX_PAGE) - 1) * size
+    rows, total = _filtered_rows(game, matched, limit, offset, size)
     shown = min(total, limit) if limit else total
     number, offset, pages = _clamped(page, shown, size)
-    capped = shown < total
-    if not shown:
-        return _page(game, number, pages, shown, [], [])
-    if capped:
-        # Many matches: walking the ladder's index in order, testing the names it holds (no row
-        # is read), finds a page of them after a few times as many entries.
-        page_ids: Any = Subquery(
-            query.order_by("-value", "id").values("id")[offset : min(offset + size, shown)]
-        )
-    else:
-        matches.sort(key=lambda match: (-match[1], match[0]))
-        page_ids = [match_id for match_id, _value in matches[offset : offset + size]]
-    rows, ranks = _ranked_rows(game, page_ids)
-    return _page(game, number, pages, shown, rows, ranks, capped)
+    # Past the cap, the query reads a whole page: the best ``limit`` end within it.
+    rows = rows[: shown - offset]
+    ranks = [rank for *_row, rank in rows]
+    rows = [tuple(row[:-1]) for row in rows]
+    return _page(game, number, pages, shown, rows, ranks, capped=shown < total)
 
 
-def _ranked_rows(game: str, ids: list[int] | Subquery) -> tuple[list[tuple], list[int]]:
-    """The rows of these ratings, best first, with their whole-ladder ranks, in one query: for
-    each, the players of the buckets above its own (running sums of the bucket counts, computed
-    once), plus those above it in its own bucket (a few, counted on the index)."""
-    if isinstance(ids, Subquery):
-        ids_sql, ids_params = ids.query.sql_with_params()
-    else:
-        ids_sql, ids_params = ", ".join(["%s"] * len(ids)) or "NULL", tuple(ids)
+def _filtered_rows(
+    game: str, matched: Any, limit: int | None, offset: int, size: int
+) -> tuple[list[tuple], int]:
+    """The rows (``ROW_FIELDS`` and their rank) of one page of the ratings ``matched`` selects,
+    best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
+    starts at ``offset``, or on the last page when there are fewer.
+
+    When no more than ``limit`` match, the page is sorted from those already read; past it, only
+    the best ``limit`` count, and the page is found by walking the ladder's index in order and
+    testing each name it holds (no row is read), a few times the page's length at most. Each
+    row's rank adds the players of the buckets above its own (running sums of the bucket counts)
+    to those above it in its own bucket (a few, counted on the index)."""
+    found_sql, found_params = (matched[: limit + 1] if limit else matched).query.sql_with_params()
+    best_sql, best_params = matched.query.sql_with_params()
+    cap = limit if limit is not None else "n"
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     bucket = _floor_sql("r.value")
     sql = f"""
-        WITH counts AS (
+        WITH found AS ({found_sql}),
+        total AS (SELECT COUNT(*) AS n FROM found),
+        shown AS (SELECT n, CASE WHEN n > {cap} THEN {cap} ELSE n END AS n_shown FROM total),
+        last AS (
+            SELECT n, n_shown, CASE WHEN n_shown = 0 THEN 0
+                ELSE ((n_shown + %s - 1) / %s - 1) * %s END AS start FROM shown
+        ), here AS (
+            SELECT n, n_shown, CASE WHEN %s < start THEN %s ELSE start END AS start FROM last
+        ), window_ AS (
+            SELECT n > n_shown AS capped, start FROM here
+        ), page AS (
+            SELECT id FROM (
+                SELECT id, value FROM found WHERE NOT (SELECT capped FROM window_)
+                ORDER BY value DESC, id
+                LIMIT %s OFFSET (SELECT start FROM window_)
+            ) few
+            UNION ALL
+            SELECT id FROM (
+                SELECT id, value FROM ({best_sql}) best WHERE (SELECT capped FROM window_)
+                ORDER BY value DESC, id
+                LIMIT %s OFFSET (SELECT start FROM window_)
+            ) many
+        ), counts AS (
             SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
         ), running AS (
             SELECT bucket, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
+        ), ranked AS (
+            SELECT {fields}, running.above AS above, (
+                SELECT COUNT(*) FROM {_ratings()} o
+                WHERE o.game = %s AND o.value > r.value AND o.value < {bucket} + 1
+            ) AS in_bucket
+            FROM page JOIN {_ratings()} r ON r.id = page.id
+            LEFT JOIN running ON running.bucket = {bucket}
         )
-        SELECT {fields}, running.above, (
-            SELECT COUNT(*) FROM {_ratings()} o
-            WHERE o.game = %s AND o.value > r.value AND o.value < {bucket} + 1
-        )
-        FROM {_ratings()} r LEFT JOIN running ON running.bucket = {bucket}
-        WHERE r.id IN ({ids_sql})
-        ORDER BY r.value DESC, r.id
+        SELECT ranked.*, total.n FROM total LEFT JOIN ranked ON 1 = 1
+        ORDER BY ranked.value DESC, ranked.id
     """
+    params = [
+        *found_params,
+        *[size] * 3,
+        *[offset] * 2,
+        size,
+        *best_params,
+        size,
+        game,
+        game,
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [game, game, *ids_params])
+        cursor.execute(sql, params)
         found = cursor.fetchall()
-    ranks = []
-    for *_row, value, _matches, _wins, above, in_bucket in found:
+    total = int(found[0][-1])
+    rows = []
+    for *row, above, in_bucket, _total in found:
+        if row[0] is None:  # nothing matched: the one row of the LEFT JOIN
+            continue
+        value = row[3]
         if above is None:
             # The rating left its bucket since it was read, and the bucket is empty now.
             above = _in_buckets_above(game, math.floor(value))
-        ranks.append(int(above) + int(in_bucket) + 1)
-    return [tuple(row[:-2]) for row in found], ranks
+        rows.append((*row, int(above) + int(in_bucket) + 1))
+    return rows, total
 
 
 def _floor_sql(expression: str) -> str:
