@@ -131,6 +131,8 @@ class LadderPage:
     rows: list[LadderRow]
     #: A search matched more than ``SEARCH_LIMIT`` players: only the best of them are shown.
     capped: bool = False
+    #: Where the viewer stands on the whole ladder (None when they are not rated in the game).
+    mine: Standing | None = None
 
     @property
     def has_previous(self) -> bool:
@@ -152,22 +154,24 @@ def ladder_page(
     search: str = "",
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
+    viewer_id: int | None = None,
 ) -> LadderPage:
     """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, however
     long the ladder and however deep the page: one query (three past the last page), two for a
     search or friends. ``search`` keeps names containing it (the best ``SEARCH_LIMIT`` of them);
     ``only_user_ids`` keeps those players (friends). Ranks are always ranks on the whole ladder,
-    and tied ratings share a rank."""
+    and tied ratings share a rank. The same query says where ``viewer_id`` stands (``mine``)."""
     if search or only_user_ids is not None:
-        return _filtered_page(game, page, search, only_user_ids, size)
+        return _filtered_page(game, page, search, only_user_ids, size, viewer_id)
     number = max(page, 1)
-    total, rows, tied_before = _ladder_slice(game, (number - 1) * size, size)
+    total, rows, tied_before, mine = _ladder_slice(game, (number - 1) * size, size, viewer_id)
     if not rows and number > 1:
         # Past the last page (a stale link): show the last page there is.
         number, offset, pages = _clamped(number, ladder_size(game), size)
-        total, rows, tied_before = _ladder_slice(game, offset, size)
+        total, rows, tied_before, mine = _ladder_slice(game, offset, size, viewer_id)
     number, offset, pages = _clamped(number, total, size)
-    return _page(game, number, pages, total, rows, _consecutive_ranks(rows, offset, tied_before))
+    ranks = _consecutive_ranks(rows, offset, tied_before)
+    return _page(game, number, pages, total, rows, ranks, mine=mine)
 
 
 def _clamped(page: int, total: int, size: int) -> tuple[int, int, int]:
@@ -184,6 +188,7 @@ def _page(
     rows: list[tuple],
     ranks: list[int],
     capped: bool = False,
+    mine: Standing | None = None,
 ) -> LadderPage:
     return LadderPage(
         game=game,
@@ -197,6 +202,7 @@ def _page(
             )
         ],
         capped=capped,
+        mine=mine,
     )
 
 
@@ -211,6 +217,28 @@ def _ratings() -> str:
     return connection.ops.quote_name(Rating._meta.db_table)
 
 
+def _viewer_sql() -> str:
+    """A CTE ``mine`` with the viewer's rating in the game and its rank (``%s``: the game, the
+    viewer's id, the game), the way ``standings`` ranks it; no row for a viewer not rated."""
+    floor = _floor_sql("m.value")
+    return f"""mine AS (
+            SELECT m.value AS mine_value, m.matches AS mine_matches, m.wins AS mine_wins,
+                (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
+                 WHERE b.game = %s AND b.bucket > {floor})
+                + (SELECT COUNT(*) FROM {_ratings()} o
+                   WHERE o.game = m.game AND o.value > m.value AND o.value < {floor} + 1)
+                + 1 AS mine_rank
+            FROM {_ratings()} m WHERE m.user_id = %s AND m.game = %s
+        )"""
+
+
+def _viewer_standing(game: str, columns: tuple) -> Standing | None:
+    value, matches, wins, rank = columns
+    if value is None:
+        return None
+    return Standing(game, value, matches, wins, int(rank))
+
+
 def ladder_size(game: str) -> int:
     """How many players are rated in ``game``: a sum of the bucket counts."""
     with connection.cursor() as cursor:
@@ -220,13 +248,16 @@ def ladder_size(game: str) -> int:
         return int(cursor.fetchone()[0])
 
 
-def _ladder_slice(game: str, offset: int, size: int) -> tuple[int, list[tuple], int]:
+def _ladder_slice(
+    game: str, offset: int, size: int, viewer_id: int | None = None
+) -> tuple[int, list[tuple], int, Standing | None]:
     """The players on the ladder, ``size`` rows of it from position ``offset`` (0 first), and how
     many rows before the first one tie with it, in one query. The bucket counts, added up best
     first, say in which whole Elo point the position falls and how many players are above that
     point; the index is then walked from that point only, skipping no more than the players of one
     bucket (a few hundred at most) instead of ``offset``. Only ids are skipped through (from the
-    index alone); the page's rows are read afterwards. No rows past the end of the ladder."""
+    index alone); the page's rows are read afterwards. No rows past the end of the ladder (and
+    then no viewer's standing either)."""
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     sql = f"""
         WITH counts AS (
@@ -243,20 +274,27 @@ def _ladder_slice(game: str, offset: int, size: int) -> tuple[int, list[tuple], 
         ), first AS (
             SELECT id, value FROM {_ratings()} WHERE id IN (SELECT id FROM page)
             ORDER BY value DESC, id LIMIT 1
-        )
+        ), {_viewer_sql()}
         SELECT {fields},
             (SELECT SUM(n) FROM counts),
             (SELECT COUNT(*) FROM {_ratings()} t, first
-             WHERE t.game = %s AND t.value = first.value AND t.id < first.id)
-        FROM {_ratings()} r WHERE r.id IN (SELECT id FROM page)
+             WHERE t.game = %s AND t.value = first.value AND t.id < first.id),
+            mine.*
+        FROM {_ratings()} r LEFT JOIN mine ON 1 = 1
+        WHERE r.id IN (SELECT id FROM page)
         ORDER BY r.value DESC, r.id
     """
+    params = [game, offset, game, size, offset, game, viewer_id, game, game]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [game, offset, game, size, offset, game])
+        cursor.execute(sql, params)
         found = cursor.fetchall()
     if not found:
-        return 0, [], 0
-    return int(found[0][-2]), [row[:-2] for row in found], int(found[0][-1])
+        return 0, [], 0, None
+    first = found[0]
+    rows = [row[: len(ROW_FIELDS)] for row in found]
+    total, tied_before = first[len(ROW_FIELDS)], first[len(ROW_FIELDS) + 1]
+    mine = _viewer_standing(game, first[len(ROW_FIELDS) + 2 :])
+    return int(total), rows, int(tied_before), mine
 
 
 #: Pages past this are treated as this one (then clamped to the last page there is): a page
@@ -265,7 +303,12 @@ MAX_PAGE = 10**9
 
 
 def _filtered_page(
-    game: str, page: int, search: str, only_user_ids: Collection[int] | None, size: int
+    game: str,
+    page: int,
+    search: str,
+    only_user_ids: Collection[int] | None,
+    size: int,
+    viewer_id: int | None,
 ) -> LadderPage:
     """A page of the players kept by a search or a set of ids, with whole-ladder ranks, in one
     query. The matches are read in no order (a rare name once, through the trigram index on
@@ -277,24 +320,24 @@ def _filtered_page(
         query = query.filter(name__icontains=search)
     if only_user_ids is not None:
         if not only_user_ids:
-            return _page(game, 1, 1, 0, [], [])
+            return _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id))
         query = query.filter(user_id__in=list(only_user_ids))
     limit = SEARCH_LIMIT if search else None
     matched = query.order_by().values("id", "value")
     offset = (min(max(page, 1), MAX_PAGE) - 1) * size
-    rows, total = _filtered_rows(game, matched, limit, offset, size)
+    rows, total, mine = _filtered_rows(game, matched, limit, offset, size, viewer_id)
     shown = min(total, limit) if limit else total
     number, offset, pages = _clamped(page, shown, size)
     # Past the cap, the query reads a whole page: the best ``limit`` end within it.
     rows = rows[: shown - offset]
     ranks = [rank for *_row, rank in rows]
     rows = [tuple(row[:-1]) for row in rows]
-    return _page(game, number, pages, shown, rows, ranks, capped=shown < total)
+    return _page(game, number, pages, shown, rows, ranks, capped=shown < total, mine=mine)
 
 
 def _filtered_rows(
-    game: str, matched: Any, limit: int | None, offset: int, size: int
-) -> tuple[list[tuple], int]:
+    game: str, matched: Any, limit: int | None, offset: int, size: int, viewer_id: int | None
+) -> tuple[list[tuple], int, Standing | None]:
     """The rows (``ROW_FIELDS`` and their rank) of one page of the ratings ``matched`` selects,
     best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
     starts at ``offset``, or on the last page when there are fewer.
@@ -343,8 +386,9 @@ def _filtered_rows(
             ) AS in_bucket
             FROM page JOIN {_ratings()} r ON r.id = page.id
             LEFT JOIN running ON running.bucket = {bucket}
-        )
-        SELECT ranked.*, total.n FROM total LEFT JOIN ranked ON 1 = 1
+        ), {_viewer_sql()}
+        SELECT ranked.*, total.n, mine.* FROM total
+        LEFT JOIN ranked ON 1 = 1 LEFT JOIN mine ON 1 = 1
         ORDER BY ranked.value DESC, ranked.id
     """
     params = [
@@ -356,13 +400,18 @@ def _filtered_rows(
         size,
         game,
         game,
+        game,
+        viewer_id,
+        game,
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
-    total = int(found[0][-1])
+    width = len(ROW_FIELDS)
+    total = int(found[0][width + 2])
+    mine = _viewer_standing(game, found[0][width + 3 :])
     rows = []
-    for *row, above, in_bucket, _total in found:
+    for *row, above, in_bucket in (line[: width + 2] for line in found):
         if row[0] is None:  # nothing matched: the one row of the LEFT JOIN
             continue
         value = row[3]
@@ -370,7 +419,7 @@ def _filtered_rows(
             # The rating left its bucket since it was read, and the bucket is empty now.
             above = _in_buckets_above(game, math.floor(value))
         rows.append((*row, int(above) + int(in_bucket) + 1))
-    return rows, total
+    return rows, total, mine
 
 
 def _floor_sql(expression: str) -> str:
@@ -479,6 +528,15 @@ def standings(user: Any) -> dict[str, Standing]:
         game: Standing(game, value, matches, wins, int(buckets) + int(bucket) + 1)
         for game, value, matches, wins, buckets, bucket in rows
     }
+
+
+def _standing(game: str, viewer_id: int | None) -> Standing | None:
+    if viewer_id is None:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {_viewer_sql()} SELECT * FROM mine", [game, viewer_id, game])
+        found = cursor.fetchone()
+    return _viewer_standing(game, found) if found else None
 
 
 def rating_history(

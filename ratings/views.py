@@ -48,9 +48,13 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
     # Friends-only includes the viewer, so that they see where they stand among their friends.
     only = friends.friend_ids(user) | {user.pk} if friends_only else None
     page = ladder.ladder_page(
-        engine.slug, page_number(request.GET.get("page")), search=search, only_user_ids=only
+        engine.slug,
+        page_number(request.GET.get("page")),
+        search=search,
+        only_user_ids=only,
+        viewer_id=user.pk,
     )
-    mine = ladder.standings(user).get(engine.slug) if user.is_authenticated else None
+    mine = page.mine
     rows = ladder.display_rows(page.rows)
     online = presence.online_ids(row.user_id for row in page.rows)
     context: dict[str, Any] = {

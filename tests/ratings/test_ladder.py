@@ -251,3 +251,29 @@ def test_the_rows_the_page_prints_say_what_the_ladder_rows_say():
         for row in shown
     ] == expected
     assert shown[0]["level"] == "Grand chef" and not shown[0]["provisional"]
+
+
+def test_every_kind_of_page_says_where_the_viewer_stands_as_standings_do():
+    rng = random.Random(11)
+    users = [
+        rate(f"v{i}", rng.choice([1450.5, 1500.0, rng.uniform(1000, 2000)])) for i in range(90)
+    ]
+    viewer = users[40]
+    expected = ladder.standings(viewer)[GAME]
+    assert expected.rank == 1 + sum(
+        r.value > expected.value for r in Rating.objects.filter(game=GAME)
+    )
+    pages = [
+        ladder_page(GAME, 1, viewer_id=viewer.pk),
+        ladder_page(GAME, 3, size=20, viewer_id=viewer.pk),
+        ladder_page(GAME, 99, size=20, viewer_id=viewer.pk),  # past the end
+        ladder_page(GAME, 2, search="v1", size=5, viewer_id=viewer.pk),
+        ladder_page(GAME, 1, search="nobody", viewer_id=viewer.pk),
+        ladder_page(GAME, 1, only_user_ids={users[0].pk}, viewer_id=viewer.pk),
+        ladder_page(GAME, 1, only_user_ids=set(), viewer_id=viewer.pk),
+    ]
+    assert [page.mine for page in pages] == [expected] * len(pages)
+    outsider = make_user("outsider")
+    assert ladder_page(GAME, viewer_id=outsider.pk).mine is None
+    assert ladder_page(GAME, search="v", viewer_id=outsider.pk).mine is None
+    assert ladder_page(GAME).mine is None
