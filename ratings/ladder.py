@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import F, OuterRef, Prefetch, Subquery, Window
+from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery, Window
 from django.db.models.functions import RowNumber
 from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
@@ -152,15 +152,16 @@ def ladder_page(
     page: int = 1,
     *,
     search: str = "",
-    only_user_ids: Collection[int] | None = None,
+    only_user_ids: Collection[int] | QuerySet | None = None,
     size: int = PAGE_SIZE,
     viewer_id: int | None = None,
 ) -> LadderPage:
     """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, however
-    long the ladder and however deep the page: one query (three past the last page), two for a
-    search or friends. ``search`` keeps names containing it (the best ``SEARCH_LIMIT`` of them);
-    ``only_user_ids`` keeps those players (friends). Ranks are always ranks on the whole ladder,
-    and tied ratings share a rank. The same query says where ``viewer_id`` stands (``mine``)."""
+    long the ladder and however deep the page: one query (three past the last page of the whole
+    ladder). ``search`` keeps names containing it (the best ``SEARCH_LIMIT`` of them);
+    ``only_user_ids`` (ids, or a subquery of them) keeps those players (friends). Ranks are
+    always ranks on the whole ladder, and tied ratings share a rank. The same query says where
+    ``viewer_id`` stands (``mine``)."""
     if search or only_user_ids is not None:
         return _filtered_page(game, page, search, only_user_ids, size, viewer_id)
     number = max(page, 1)
@@ -306,7 +307,7 @@ def _filtered_page(
     game: str,
     page: int,
     search: str,
-    only_user_ids: Collection[int] | None,
+    only_user_ids: Collection[int] | QuerySet | None,
     size: int,
     viewer_id: int | None,
 ) -> LadderPage:
@@ -318,7 +319,10 @@ def _filtered_page(
     query = Rating.objects.filter(game=game)
     if search:
         query = query.filter(name__icontains=search)
-    if only_user_ids is not None:
+    if isinstance(only_user_ids, QuerySet):
+        # A subquery (friends): it runs inside this page's one query.
+        query = query.filter(user_id__in=only_user_ids)
+    elif only_user_ids is not None:
         if not only_user_ids:
             return _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id))
         query = query.filter(user_id__in=list(only_user_ids))

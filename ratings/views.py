@@ -46,7 +46,7 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
     search = ladder.clean_search(request.GET.get("q"))
     friends_only = user.is_authenticated and request.GET.get("friends") == "1"
     # Friends-only includes the viewer, so that they see where they stand among their friends.
-    only = friends.friend_ids(user) | {user.pk} if friends_only else None
+    only = friends.friends_and_self_ids(user) if friends_only else None
     page = ladder.ladder_page(
         engine.slug,
         page_number(request.GET.get("page")),
