@@ -50,13 +50,18 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 
 def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
+    # The database first, one query after the other, then the cache: on a busy machine every
+    # switch from one server to the other waits for it to be scheduled again.
     status = friends.friendship_status(viewer, target) if viewer.is_authenticated else None
+    standings = ladder.standings(target)
+    newest = newest_match_id(target)
+    trophies = trophies_for(target)
     return {
         "profile_user": target,
         "online": presence.is_online(target.pk),
-        "ratings": rating_sections(target),
-        "recent": recent_section(target),
-        "trophies": trophies_for(target),
+        "ratings": rating_sections(target, standings),
+        "recent": recent_section(target, newest),
+        "trophies": trophies,
         "friend_status": status,
         "friend_actions": [
             {"url_name": name, "label": label, "primary": primary}
@@ -70,11 +75,10 @@ def game_names() -> dict[str, str]:
     return {engine.slug: engine.name for engine in all_engines()}
 
 
-def rating_sections(target: Any) -> list[dict[str, Any]]:
-    """One entry per game the player is rated in, in the site's game order. The charts come from
-    the cache while the player has played no rated match since they were drawn: their history is
-    read only to draw them."""
-    standings = ladder.standings(target)
+def rating_sections(target: Any, standings: dict[str, ladder.Standing]) -> list[dict[str, Any]]:
+    """One entry per game the player is rated in (``standings``), in the site's game order. The
+    charts come from the cache while the player has played no rated match since they were drawn:
+    their history is read only to draw them."""
     sections = []
     for engine in all_engines():
         standing = standings.get(engine.slug)
@@ -123,16 +127,20 @@ def replay_url(match: Match) -> str | None:
 RECENT_CACHE_SECONDS = 24 * 3600
 
 
-def recent_section(target: Any) -> SafeString:
-    """The player's recent matches, rendered once per finished match: a finished public match
-    never changes, so the newest one's id (with the language and time zone) names the list. A
-    busy profile is read far more often than its player finishes a match."""
-    newest = (
+def newest_match_id(target: Any) -> int | None:
+    """The id of the player's last finished public match (None before their first)."""
+    return (
         Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
         .order_by("-finished_at", "-pk")
         .values_list("pk", flat=True)
         .first()
     )
+
+
+def recent_section(target: Any, newest: int | None) -> SafeString:
+    """The player's recent matches, rendered once per finished match: a finished public match
+    never changes, so the newest one's id (``newest_match_id``, with the language and time zone)
+    names the list. A busy profile is read far more often than its player finishes a match."""
     shown = (target.pk, newest, get_language(), timezone.get_current_timezone_name())
     key = "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
     html = cache.get(key)
