@@ -431,6 +431,7 @@ def test_a_profile_draws_its_recent_matches_once_until_the_player_finishes_anoth
 def test_the_ladder_rows_are_drawn_once_until_what_they_show_changes(monkeypatch):
     from ratings import rendering
 
+    rendering._rendered_rows.cache_clear()  # rows drawn by earlier tests
     ann = rate("ann", 1500.0, matches=3)
     bob = rate("bob", 1400.0)
     drawn = []
