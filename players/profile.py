@@ -4,6 +4,7 @@ trophies, presence, and the friend button. A fixed number of queries, however mu
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from django.apps import apps
@@ -21,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engines import all_engines
 from games.models import Match
 from ratings import ladder
-from ratings.charts import render_charts
+from ratings.charts import chart_keys, render_charts
 
 from . import friends, presence
 
@@ -56,11 +57,17 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
     standings = ladder.standings(target)
     newest = newest_match_id(target)
     trophies = trophies_for(target)
+    sections = rating_sections(target, standings)
+    charts = chart_requests(target, sections)
+    # The charts and the recent matches drawn before, in one round trip to the cache.
+    chart_key, recent_key = chart_keys(charts), recent_cache_key(target, newest)
+    cached = cache.get_many([*chart_key.values(), recent_key])
+    add_charts(target, sections, charts, cached)
     return {
         "profile_user": target,
         "online": presence.is_online(target.pk),
-        "ratings": rating_sections(target, standings),
-        "recent": recent_section(target, newest),
+        "ratings": sections,
+        "recent": recent_section(target, newest, cached.get(recent_key)),
         "trophies": trophies,
         "friend_status": status,
         "friend_actions": [
@@ -98,12 +105,13 @@ def rating_sections(target: Any, standings: dict[str, ladder.Standing]) -> list[
             }
         )
 
-    def load_points() -> dict[str, list]:
-        history = ladder.rating_history(target)
-        return {f"history-{slug}": points for slug, points in history.items()}
+    return sections
 
-    # A rated match adds one to the count of matches and moves the rating: a new chart.
-    shown = {
+
+def chart_requests(target: Any, sections: list[dict[str, Any]]) -> dict[str, tuple[Hashable, str]]:
+    """What each section's chart shows, for ``render_charts``: a rated match adds one to the count
+    of matches and moves the rating, so it makes a new chart."""
+    return {
         s["chart_id"]: (
             (target.pk, s["slug"], s["standing"].matches, s["standing"].value),
             s["chart_title"],
@@ -111,10 +119,23 @@ def rating_sections(target: Any, standings: dict[str, ladder.Standing]) -> list[
         for s in sections
         if s["standing"].matches
     }
-    svgs = render_charts(shown, load_points)
+
+
+def add_charts(
+    target: Any,
+    sections: list[dict[str, Any]],
+    charts: dict[str, tuple[Hashable, str]],
+    cached: Mapping[str, Any],
+) -> None:
+    """Each section's ``chart``, from the cache (``cached``: what was read of it) or drawn."""
+
+    def load_points() -> dict[str, list]:
+        history = ladder.rating_history(target)
+        return {f"history-{slug}": points for slug, points in history.items()}
+
+    svgs = render_charts(charts, load_points, cached)
     for section in sections:
         section["chart"] = svgs.get(section.pop("chart_id")) or None
-    return sections
 
 
 def replay_url(match: Match) -> str | None:
@@ -137,13 +158,18 @@ def newest_match_id(target: Any) -> int | None:
     )
 
 
-def recent_section(target: Any, newest: int | None) -> SafeString:
-    """The player's recent matches, rendered once per finished match: a finished public match
-    never changes, so the newest one's id (``newest_match_id``, with the language and time zone)
-    names the list. A busy profile is read far more often than its player finishes a match."""
+def recent_cache_key(target: Any, newest: int | None) -> str:
+    """A finished public match never changes, so the newest one's id (``newest_match_id``, with
+    the language and time zone) names the list of recent matches."""
     shown = (target.pk, newest, get_language(), timezone.get_current_timezone_name())
-    key = "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
-    html = cache.get(key)
+    return "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
+
+
+def recent_section(target: Any, newest: int | None, html: str | None) -> SafeString:
+    """The player's recent matches, rendered once per finished match (``html``: as the cache
+    kept it, None when it has not): a busy profile is read far more often than its player
+    finishes a match."""
+    key = recent_cache_key(target, newest)
     if html is None:
         rows = recent_rows(target) if newest is not None else []
         html = render_to_string("players/recent_matches.html", {"recent": rows})
