@@ -30,12 +30,26 @@ def friendship_status(viewer: AbstractBaseUser, target: AbstractBaseUser) -> str
         return "none"
     if viewer.pk == target.pk:
         return "self"
-    link = Friendship.objects.filter(_between(viewer, target)).first()
+    return status_of_link(viewer, next(iter(link_between(viewer, target)), None))
+
+
+def link_between(viewer: AbstractBaseUser, target: AbstractBaseUser) -> QuerySet:
+    """The friendship (or request) between two players, as ``(from_user_id, accepted_at)``."""
+    return (
+        Friendship.objects.filter(_between(viewer, target))
+        .order_by("pk")
+        .values_list("from_user_id", "accepted_at")[:1]
+    )
+
+
+def status_of_link(viewer: AbstractBaseUser, link: tuple | None) -> str:
+    """The status ``friendship_status`` gives, from the row of ``link_between`` (None: no row)."""
     if link is None:
         return "none"
-    if link.accepted_at:
+    from_user_id, accepted_at = link
+    if accepted_at:
         return "friends"
-    return "requested" if link.from_user_id == viewer.pk else "incoming"
+    return "requested" if from_user_id == viewer.pk else "incoming"
 
 
 def friend_ids(user: AbstractBaseUser) -> set[int]:

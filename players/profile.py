@@ -10,6 +10,7 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -25,6 +26,7 @@ from ratings import ladder
 from ratings.charts import chart_keys, render_charts
 
 from . import friends, presence
+from .together import read_together
 
 #: The friend forms a visitor sees on someone's profile, by friendship status:
 #: (url name, button label, is the main action).
@@ -51,12 +53,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 
 def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
-    # The database first, one query after the other, then the cache: on a busy machine every
-    # switch from one server to the other waits for it to be scheduled again.
-    status = friends.friendship_status(viewer, target) if viewer.is_authenticated else None
-    standings = ladder.standings(target)
-    newest = newest_match_id(target)
-    trophies = trophies_for(target)
+    status, standings, newest, trophies = profile_reads(target, viewer)
     sections = rating_sections(target, standings)
     charts = chart_requests(target, sections)
     # The charts and the recent matches drawn before, in one round trip to the cache.
@@ -76,6 +73,27 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
         ],
         "friend_note": FRIEND_NOTES.get(status),
     }
+
+
+def profile_reads(target: Any, viewer: Any) -> tuple[str | None, dict, int | None, list]:
+    """The friendship status (None for a visitor), standings, newest match id and trophies of the
+    profile, read from the database in one round trip."""
+    reads: list[Any] = [ladder.standings_sql(target), newest_match_query(target)]
+    has_trophies = apps.is_installed("arena")
+    if has_trophies:
+        reads.append(trophies_query(target))
+    asks_friendship = viewer.is_authenticated and viewer.pk != target.pk
+    if asks_friendship:
+        reads.append(friends.link_between(viewer, target))
+    found = read_together(reads)
+    standings, newest = ladder.standings_from(found[0]), found[1]
+    trophies = trophies_from(found[2]) if has_trophies else []
+    status = None
+    if asks_friendship:
+        status = friends.status_of_link(viewer, found[-1][0] if found[-1] else None)
+    elif viewer.is_authenticated:
+        status = "self"
+    return status, standings, newest[0][0] if newest else None, trophies
 
 
 def game_names() -> dict[str, str]:
@@ -148,13 +166,12 @@ def replay_url(match: Match) -> str | None:
 RECENT_CACHE_SECONDS = 24 * 3600
 
 
-def newest_match_id(target: Any) -> int | None:
-    """The id of the player's last finished public match (None before their first)."""
+def newest_match_query(target: Any) -> QuerySet:
+    """The id of the player's last finished public match (no row before their first)."""
     return (
         Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
         .order_by("-finished_at", "-pk")
-        .values_list("pk", flat=True)
-        .first()
+        .values_list("pk")[:1]
     )
 
 
@@ -215,24 +232,47 @@ def trophies_for(user: Any) -> list[dict[str, Any]]:
     """The player's arena podiums, best and newest first; none while the arena app is absent."""
     if not apps.is_installed("arena"):
         return []
+    return trophies_from(list(trophies_query(user)))
+
+
+#: What a trophy shows of itself and its arena.
+TROPHY_FIELDS = (
+    "place",
+    "tournament_id",
+    "tournament__name",
+    "tournament__schedule_key",
+    "tournament__game",
+    "tournament__ends_at",
+)
+
+
+def trophies_query(user: Any) -> QuerySet:
+    """The rows of ``trophies_for`` (``TROPHY_FIELDS``); needs the arena app."""
     trophy = apps.get_model("arena", "Trophy")
+    # A private arena's name is for its entrants only, as private tables stay off the profile.
+    return (
+        trophy.objects.filter(user=user, tournament__private=False)
+        .order_by("-tournament__ends_at", "place")
+        .values_list(*TROPHY_FIELDS)
+    )
+
+
+def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
+    from arena.models import Tournament
     from arena.rendering import arena_name
 
     names = game_names()
-    # A private arena's name is for its entrants only, as private tables stay off the profile.
-    rows = (
-        trophy.objects.filter(user=user, tournament__private=False)
-        .select_related("tournament")
-        .order_by("-tournament__ends_at", "place")
-    )
-    return [
-        {
-            "place": row.place,
-            "tournament_id": row.tournament_id,
-            "tournament": arena_name(row.tournament),
-            "game": names.get(row.tournament.game, row.tournament.game),
-            "game_slug": row.tournament.game,
-            "ends_at": row.tournament.ends_at,
-        }
-        for row in rows
-    ]
+    trophies = []
+    for place, tournament_id, name, schedule_key, game, ends_at in rows:
+        tournament = Tournament(name=name, schedule_key=schedule_key, game=game)
+        trophies.append(
+            {
+                "place": place,
+                "tournament_id": tournament_id,
+                "tournament": arena_name(tournament),
+                "game": names.get(game, game),
+                "game_slug": game,
+                "ends_at": ends_at,
+            }
+        )
+    return trophies

@@ -516,6 +516,15 @@ def standings(user: Any) -> dict[str, Standing]:
     rank adds up the buckets above the rating's own, then counts its bucket's few players above
     it). Written as SQL: building the ORM's two correlated subqueries took longer than running
     them."""
+    sql, params = standings_sql(user)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return standings_from(cursor.fetchall())
+
+
+def standings_sql(user: Any) -> tuple[str, list[Any]]:
+    """The query of ``standings``, for a caller that sends it with others (``standings_from``
+    reads its rows)."""
     floor = _floor_sql("r.value")
     sql = f"""
         SELECT r.game, r.value, r.matches, r.wins,
@@ -525,9 +534,10 @@ def standings(user: Any) -> dict[str, Standing]:
              WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1)
         FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
     """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [user.pk])
-        rows = cursor.fetchall()
+    return sql, [user.pk]
+
+
+def standings_from(rows: list[tuple]) -> dict[str, Standing]:
     return {
         game: Standing(game, value, matches, wins, int(buckets) + int(bucket) + 1)
         for game, value, matches, wins, buckets, bucket in rows

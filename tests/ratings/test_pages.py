@@ -460,3 +460,24 @@ def test_the_ladder_rows_are_drawn_once_until_what_they_show_changes(monkeypatch
     fr = Client(headers={"accept-language": "fr"}).get(path).content.decode()
     assert "en ligne" in fr.lower()
     assert len(drawn) == 6
+
+
+def test_reads_sent_together_give_what_each_gives_alone(django_assert_num_queries):
+    from django.contrib.auth import get_user_model
+
+    from players.together import read_together
+
+    rate("ann", 1500.0)
+    rate("bob", 1400.0)
+    users = get_user_model().objects.order_by("username")
+    reads = [
+        users.values_list("username", "date_joined"),
+        ("SELECT %s, %s", [7, "50% off"]),
+        users.filter(username="nobody").values_list("pk"),
+    ]
+    alone = [list(reads[0]), [(7, "50% off")], []]
+    # PostgreSQL gets them in one round trip; SQLite runs one after the other.
+    with django_assert_num_queries(1 if connection.vendor == "postgresql" else 3):
+        together = read_together(reads)
+    assert together == alone
+    assert together[0][0][0] == "ann" and together[0][0][1].tzinfo is not None
