@@ -283,3 +283,55 @@ def test_every_kind_of_page_says_where_the_viewer_stands_as_standings_do():
     assert ladder_page(GAME, viewer_id=outsider.pk).mine is None
     assert ladder_page(GAME, search="v", viewer_id=outsider.pk).mine is None
     assert ladder_page(GAME).mine is None
+
+
+def expected_page(ratings, number, size, keep=lambda r: True, limit=None):
+    """A page worked out the plain way: everyone sorted best first (ties by id), ranks counted
+    as one plus the players above, the kept ones paged after keeping the best ``limit``."""
+    ladder_rows = sorted(ratings, key=lambda r: (-r.value, r.pk))
+    kept = [r for r in ladder_rows if keep(r)]
+    shown = kept[:limit] if limit is not None else kept
+    pages = max(1, -(-len(shown) // size))
+    number = min(max(number, 1), pages)
+    rows = shown[(number - 1) * size : number * size]
+    ranks = [1 + sum(other.value > r.value for other in ratings) for r in rows]
+    return (
+        number,
+        pages,
+        len(shown),
+        len(kept) > len(shown),
+        list(zip(ranks, [r.name for r in rows], strict=True)),
+    )
+
+
+def test_pages_searches_and_friends_match_a_plain_computation_on_random_ladders(monkeypatch):
+    monkeypatch.setattr(ladder, "SEARCH_LIMIT", 23)
+    rng = random.Random(3)
+    for i in range(140):
+        name = f"{rng.choice(['ann', 'bob', 'cid'])}{rng.choice(['_x', 'y', '%'])}{i}"
+        value = rng.choice([1450.0, 1500.0, 1500.5, 999.25, round(rng.uniform(800, 2200), 2)])
+        rate(name, value, matches=rng.randrange(20))
+    rate("elsewhere", 3000.0, game="pizza-party")
+    ratings = list(Rating.objects.filter(game=GAME))
+    friends_of = {r.user_id for r in rng.sample(ratings, 30)}
+    viewer = ratings[17]
+    mine = (1 + sum(o.value > viewer.value for o in ratings), viewer.value)
+    cases = [
+        ({}, lambda r: True, None),
+        ({"search": "ann"}, lambda r: "ann" in r.name, 23),  # more than 23: capped
+        ({"search": "Y1"}, lambda r: "y1" in r.name.lower(), 23),
+        ({"search": "_x"}, lambda r: "_x" in r.name, 23),
+        ({"search": "%"}, lambda r: "%" in r.name, 23),
+        ({"only_user_ids": friends_of}, lambda r: r.user_id in friends_of, None),
+    ]
+    for kwargs, keep, limit in cases:
+        for number in (1, 2, 3, 7, 10**12):
+            page = ladder_page(GAME, number, size=10, viewer_id=viewer.user_id, **kwargs)
+            assert (
+                page.number,
+                page.pages,
+                page.total,
+                page.capped,
+                ranks_and_names(page),
+            ) == expected_page(ratings, number, 10, keep, limit), (kwargs, number)
+            assert (page.mine.rank, page.mine.value) == mine
