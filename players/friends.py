@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Case, F, Q, QuerySet, When
+from django.db.models import Case, Count, F, Q, QuerySet, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -78,6 +78,17 @@ def incoming_request_count(user: AbstractBaseUser) -> int:
     """How many friend requests wait for the player's answer: what the header's badge shows, on
     every page, so a count rather than the requests and their senders."""
     return Friendship.objects.filter(to_user=user, accepted_at__isnull=True).count()
+
+
+def incoming_count_query(user: AbstractBaseUser) -> QuerySet:
+    """``incoming_request_count`` as a query to send with others: one row ``(count,)``, or none
+    for none."""
+    return (
+        Friendship.objects.filter(to_user=user, accepted_at__isnull=True)
+        .values("to_user")
+        .annotate(count=Count("pk"))
+        .values_list("count")
+    )
 
 
 def incoming_requests(user: AbstractBaseUser) -> list[Friendship]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
@@ -53,47 +54,70 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 
 def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
-    status, standings, newest, trophies = profile_reads(target, viewer)
-    sections = rating_sections(target, standings)
+    read = profile_reads(target, viewer)
+    sections = rating_sections(target, read.standings)
     charts = chart_requests(target, sections)
     # The charts and the recent matches drawn before, in one round trip to the cache.
-    chart_key, recent_key = chart_keys(charts), recent_cache_key(target, newest)
+    chart_key, recent_key = chart_keys(charts), recent_cache_key(target, read.newest)
     cached = cache.get_many([*chart_key.values(), recent_key])
     add_charts(target, sections, charts, cached)
-    return {
+    context = {
         "profile_user": target,
         "online": presence.is_online(target.pk),
         "ratings": sections,
-        "recent": recent_section(target, newest, cached.get(recent_key)),
-        "trophies": trophies,
-        "friend_status": status,
+        "recent": recent_section(target, read.newest, cached.get(recent_key)),
+        "trophies": read.trophies,
+        "friend_status": read.status,
         "friend_actions": [
             {"url_name": name, "label": label, "primary": primary}
-            for name, label, primary in FRIEND_ACTIONS.get(status, [])
+            for name, label, primary in FRIEND_ACTIONS.get(read.status, [])
         ],
-        "friend_note": FRIEND_NOTES.get(status),
+        "friend_note": FRIEND_NOTES.get(read.status),
     }
+    if read.incoming is not None:
+        # Read with the rest: the header's badge (players.context_processors) need not ask.
+        context["incoming_friend_requests"] = read.incoming
+    return context
 
 
-def profile_reads(target: Any, viewer: Any) -> tuple[str | None, dict, int | None, list]:
-    """The friendship status (None for a visitor), standings, newest match id and trophies of the
-    profile, read from the database in one round trip."""
+@dataclass(frozen=True)
+class ProfileReads:
+    #: The viewer's friendship with the player (``friends.friendship_status``); None for visitors.
+    status: str | None
+    standings: dict[str, ladder.Standing]
+    #: The id of the player's last finished public match.
+    newest: int | None
+    trophies: list[dict[str, Any]]
+    #: Friend requests waiting for the viewer's answer; None for visitors.
+    incoming: int | None
+
+
+def profile_reads(target: Any, viewer: Any) -> ProfileReads:
+    """What the profile reads from the database, in one round trip."""
     reads: list[Any] = [ladder.standings_sql(target), newest_match_query(target)]
     has_trophies = apps.is_installed("arena")
     if has_trophies:
         reads.append(trophies_query(target))
-    asks_friendship = viewer.is_authenticated and viewer.pk != target.pk
-    if asks_friendship:
-        reads.append(friends.link_between(viewer, target))
+    if viewer.is_authenticated:
+        reads += [friends.link_between(viewer, target), friends.incoming_count_query(viewer)]
     found = read_together(reads)
-    standings, newest = ladder.standings_from(found[0]), found[1]
-    trophies = trophies_from(found[2]) if has_trophies else []
-    status = None
-    if asks_friendship:
-        status = friends.status_of_link(viewer, found[-1][0] if found[-1] else None)
-    elif viewer.is_authenticated:
-        status = "self"
-    return status, standings, newest[0][0] if newest else None, trophies
+    newest = found[1]
+    status = incoming = None
+    if viewer.is_authenticated:
+        link, counted = found[-2], found[-1]
+        status = (
+            "self"
+            if viewer.pk == target.pk
+            else friends.status_of_link(viewer, link[0] if link else None)
+        )
+        incoming = counted[0][0] if counted else 0
+    return ProfileReads(
+        status=status,
+        standings=ladder.standings_from(found[0]),
+        newest=newest[0][0] if newest else None,
+        trophies=trophies_from(found[2]) if has_trophies else [],
+        incoming=incoming,
+    )
 
 
 def game_names() -> dict[str, str]:
