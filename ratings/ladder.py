@@ -356,6 +356,12 @@ def _filtered_rows(
     cap = limit if limit is not None else "n"
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     bucket = _floor_sql("r.value")
+    # PostgreSQL skips the branch that is not taken (its WHERE is a one-time filter) and plans
+    # better with a constant LIMIT; SQLite would still walk the whole ladder testing that WHERE
+    # on every row, but stops at once on a LIMIT of 0.
+    many_limit = "%s"
+    if connection.vendor != "postgresql":
+        many_limit = "CASE WHEN (SELECT capped FROM window_) THEN %s ELSE 0 END"
     sql = f"""
         WITH found AS ({found_sql}),
         total AS (SELECT COUNT(*) AS n FROM found),
@@ -377,7 +383,7 @@ def _filtered_rows(
             SELECT id FROM (
                 SELECT id, value FROM ({best_sql}) best WHERE (SELECT capped FROM window_)
                 ORDER BY value DESC, id
-                LIMIT %s OFFSET (SELECT start FROM window_)
+                LIMIT {many_limit} OFFSET (SELECT start FROM window_)
             ) many
         ), counts AS (
             SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
