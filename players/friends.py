@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Case, Count, F, Q, QuerySet, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -29,12 +30,26 @@ def friendship_status(viewer: AbstractBaseUser, target: AbstractBaseUser) -> str
         return "none"
     if viewer.pk == target.pk:
         return "self"
-    link = Friendship.objects.filter(_between(viewer, target)).first()
+    return status_of_link(viewer, next(iter(link_between(viewer, target)), None))
+
+
+def link_between(viewer: AbstractBaseUser, target: AbstractBaseUser) -> QuerySet:
+    """The friendship (or request) between two players, as ``(from_user_id, accepted_at)``."""
+    return (
+        Friendship.objects.filter(_between(viewer, target))
+        .order_by("pk")
+        .values_list("from_user_id", "accepted_at")[:1]
+    )
+
+
+def status_of_link(viewer: AbstractBaseUser, link: tuple | None) -> str:
+    """The status ``friendship_status`` gives, from the row of ``link_between`` (None: no row)."""
     if link is None:
         return "none"
-    if link.accepted_at:
+    from_user_id, accepted_at = link
+    if accepted_at:
         return "friends"
-    return "requested" if link.from_user_id == viewer.pk else "incoming"
+    return "requested" if from_user_id == viewer.pk else "incoming"
 
 
 def friend_ids(user: AbstractBaseUser) -> set[int]:
@@ -44,6 +59,36 @@ def friend_ids(user: AbstractBaseUser) -> set[int]:
         Q(from_user=user) | Q(to_user=user), accepted_at__isnull=False
     ).values_list("from_user_id", "to_user_id")
     return {b if a == user.pk else a for a, b in pairs}
+
+
+def friends_and_self_ids(user: AbstractBaseUser) -> QuerySet:
+    """The ids of the player's friends and their own, as a subquery to filter by (``user_id__in``):
+    it runs inside the query that uses it, not as a query of its own."""
+    friend = Case(When(from_user=user, then=F("to_user")), default=F("from_user"))
+    friends = (
+        Friendship.objects.filter(Q(from_user=user) | Q(to_user=user), accepted_at__isnull=False)
+        .annotate(friend=friend)
+        .values("friend")
+    )
+    me = get_user_model().objects.filter(pk=user.pk).values("pk")
+    return friends.union(me, all=True)
+
+
+def incoming_request_count(user: AbstractBaseUser) -> int:
+    """How many friend requests wait for the player's answer: what the header's badge shows, on
+    every page, so a count rather than the requests and their senders."""
+    return Friendship.objects.filter(to_user=user, accepted_at__isnull=True).count()
+
+
+def incoming_count_query(user: AbstractBaseUser) -> QuerySet:
+    """``incoming_request_count`` as a query to send with others: one row ``(count,)``, or none
+    for none."""
+    return (
+        Friendship.objects.filter(to_user=user, accepted_at__isnull=True)
+        .values("to_user")
+        .annotate(count=Count("pk"))
+        .values_list("count")
+    )
 
 
 def incoming_requests(user: AbstractBaseUser) -> list[Friendship]:

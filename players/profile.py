@@ -4,11 +4,14 @@ trophies, presence, and the friend button. A fixed number of queries, however mu
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -21,9 +24,10 @@ from django.utils.translation import gettext_lazy as _
 from games.engines import all_engines
 from games.models import Match
 from ratings import ladder
-from ratings.charts import render_charts
+from ratings.charts import chart_keys, render_charts
 
 from . import friends, presence
+from .together import read_together
 
 #: The friend forms a visitor sees on someone's profile, by friendship status:
 #: (url name, button label, is the main action).
@@ -50,31 +54,80 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 
 def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
-    status = friends.friendship_status(viewer, target) if viewer.is_authenticated else None
-    return {
+    read = profile_reads(target, viewer)
+    sections = rating_sections(target, read.standings)
+    charts = chart_requests(target, sections)
+    # The charts and the recent matches drawn before, in one round trip to the cache.
+    chart_key, recent_key = chart_keys(charts), recent_cache_key(target, read.newest)
+    cached = cache.get_many([*chart_key.values(), recent_key])
+    add_charts(target, sections, charts, cached)
+    context = {
         "profile_user": target,
         "online": presence.is_online(target.pk),
-        "ratings": rating_sections(target),
-        "recent": recent_section(target),
-        "trophies": trophies_for(target),
-        "friend_status": status,
+        "ratings": sections,
+        "recent": recent_section(target, read.newest, cached.get(recent_key)),
+        "trophies": read.trophies,
+        "friend_status": read.status,
         "friend_actions": [
             {"url_name": name, "label": label, "primary": primary}
-            for name, label, primary in FRIEND_ACTIONS.get(status, [])
+            for name, label, primary in FRIEND_ACTIONS.get(read.status, [])
         ],
-        "friend_note": FRIEND_NOTES.get(status),
+        "friend_note": FRIEND_NOTES.get(read.status),
     }
+    if read.incoming is not None:
+        # Read with the rest: the header's badge (players.context_processors) need not ask.
+        context["incoming_friend_requests"] = read.incoming
+    return context
+
+
+@dataclass(frozen=True)
+class ProfileReads:
+    #: The viewer's friendship with the player (``friends.friendship_status``); None for visitors.
+    status: str | None
+    standings: dict[str, ladder.Standing]
+    #: The id of the player's last finished public match.
+    newest: int | None
+    trophies: list[dict[str, Any]]
+    #: Friend requests waiting for the viewer's answer; None for visitors.
+    incoming: int | None
+
+
+def profile_reads(target: Any, viewer: Any) -> ProfileReads:
+    """What the profile reads from the database, in one round trip."""
+    reads: list[Any] = [ladder.standings_sql(target), newest_match_query(target)]
+    has_trophies = apps.is_installed("arena")
+    if has_trophies:
+        reads.append(trophies_query(target))
+    if viewer.is_authenticated:
+        reads += [friends.link_between(viewer, target), friends.incoming_count_query(viewer)]
+    found = read_together(reads)
+    newest = found[1]
+    status = incoming = None
+    if viewer.is_authenticated:
+        link, counted = found[-2], found[-1]
+        status = (
+            "self"
+            if viewer.pk == target.pk
+            else friends.status_of_link(viewer, link[0] if link else None)
+        )
+        incoming = counted[0][0] if counted else 0
+    return ProfileReads(
+        status=status,
+        standings=ladder.standings_from(found[0]),
+        newest=newest[0][0] if newest else None,
+        trophies=trophies_from(found[2]) if has_trophies else [],
+        incoming=incoming,
+    )
 
 
 def game_names() -> dict[str, str]:
     return {engine.slug: engine.name for engine in all_engines()}
 
 
-def rating_sections(target: Any) -> list[dict[str, Any]]:
-    """One entry per game the player is rated in, in the site's game order. The charts come from
-    the cache while the player has played no rated match since they were drawn: their history is
-    read only to draw them."""
-    standings = ladder.standings(target)
+def rating_sections(target: Any, standings: dict[str, ladder.Standing]) -> list[dict[str, Any]]:
+    """One entry per game the player is rated in (``standings``), in the site's game order. The
+    charts come from the cache while the player has played no rated match since they were drawn:
+    their history is read only to draw them."""
     sections = []
     for engine in all_engines():
         standing = standings.get(engine.slug)
@@ -94,12 +147,13 @@ def rating_sections(target: Any) -> list[dict[str, Any]]:
             }
         )
 
-    def load_points() -> dict[str, list]:
-        history = ladder.rating_history(target)
-        return {f"history-{slug}": points for slug, points in history.items()}
+    return sections
 
-    # A rated match adds one to the count of matches and moves the rating: a new chart.
-    shown = {
+
+def chart_requests(target: Any, sections: list[dict[str, Any]]) -> dict[str, tuple[Hashable, str]]:
+    """What each section's chart shows, for ``render_charts``: a rated match adds one to the count
+    of matches and moves the rating, so it makes a new chart."""
+    return {
         s["chart_id"]: (
             (target.pk, s["slug"], s["standing"].matches, s["standing"].value),
             s["chart_title"],
@@ -107,10 +161,23 @@ def rating_sections(target: Any) -> list[dict[str, Any]]:
         for s in sections
         if s["standing"].matches
     }
-    svgs = render_charts(shown, load_points)
+
+
+def add_charts(
+    target: Any,
+    sections: list[dict[str, Any]],
+    charts: dict[str, tuple[Hashable, str]],
+    cached: Mapping[str, Any],
+) -> None:
+    """Each section's ``chart``, from the cache (``cached``: what was read of it) or drawn."""
+
+    def load_points() -> dict[str, list]:
+        history = ladder.rating_history(target)
+        return {f"history-{slug}": points for slug, points in history.items()}
+
+    svgs = render_charts(charts, load_points, cached)
     for section in sections:
         section["chart"] = svgs.get(section.pop("chart_id")) or None
-    return sections
 
 
 def replay_url(match: Match) -> str | None:
@@ -123,19 +190,27 @@ def replay_url(match: Match) -> str | None:
 RECENT_CACHE_SECONDS = 24 * 3600
 
 
-def recent_section(target: Any) -> SafeString:
-    """The player's recent matches, rendered once per finished match: a finished public match
-    never changes, so the newest one's id (with the language and time zone) names the list. A
-    busy profile is read far more often than its player finishes a match."""
-    newest = (
+def newest_match_query(target: Any) -> QuerySet:
+    """The id of the player's last finished public match (no row before their first)."""
+    return (
         Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
         .order_by("-finished_at", "-pk")
-        .values_list("pk", flat=True)
-        .first()
+        .values_list("pk")[:1]
     )
+
+
+def recent_cache_key(target: Any, newest: int | None) -> str:
+    """A finished public match never changes, so the newest one's id (``newest_match_id``, with
+    the language and time zone) names the list of recent matches."""
     shown = (target.pk, newest, get_language(), timezone.get_current_timezone_name())
-    key = "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
-    html = cache.get(key)
+    return "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
+
+
+def recent_section(target: Any, newest: int | None, html: str | None) -> SafeString:
+    """The player's recent matches, rendered once per finished match (``html``: as the cache
+    kept it, None when it has not): a busy profile is read far more often than its player
+    finishes a match."""
+    key = recent_cache_key(target, newest)
     if html is None:
         rows = recent_rows(target) if newest is not None else []
         html = render_to_string("players/recent_matches.html", {"recent": rows})
@@ -181,24 +256,47 @@ def trophies_for(user: Any) -> list[dict[str, Any]]:
     """The player's arena podiums, best and newest first; none while the arena app is absent."""
     if not apps.is_installed("arena"):
         return []
+    return trophies_from(list(trophies_query(user)))
+
+
+#: What a trophy shows of itself and its arena.
+TROPHY_FIELDS = (
+    "place",
+    "tournament_id",
+    "tournament__name",
+    "tournament__schedule_key",
+    "tournament__game",
+    "tournament__ends_at",
+)
+
+
+def trophies_query(user: Any) -> QuerySet:
+    """The rows of ``trophies_for`` (``TROPHY_FIELDS``); needs the arena app."""
     trophy = apps.get_model("arena", "Trophy")
+    # A private arena's name is for its entrants only, as private tables stay off the profile.
+    return (
+        trophy.objects.filter(user=user, tournament__private=False)
+        .order_by("-tournament__ends_at", "place")
+        .values_list(*TROPHY_FIELDS)
+    )
+
+
+def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
+    from arena.models import Tournament
     from arena.rendering import arena_name
 
     names = game_names()
-    # A private arena's name is for its entrants only, as private tables stay off the profile.
-    rows = (
-        trophy.objects.filter(user=user, tournament__private=False)
-        .select_related("tournament")
-        .order_by("-tournament__ends_at", "place")
-    )
-    return [
-        {
-            "place": row.place,
-            "tournament_id": row.tournament_id,
-            "tournament": arena_name(row.tournament),
-            "game": names.get(row.tournament.game, row.tournament.game),
-            "game_slug": row.tournament.game,
-            "ends_at": row.tournament.ends_at,
-        }
-        for row in rows
-    ]
+    trophies = []
+    for place, tournament_id, name, schedule_key, game, ends_at in rows:
+        tournament = Tournament(name=name, schedule_key=schedule_key, game=game)
+        trophies.append(
+            {
+                "place": place,
+                "tournament_id": tournament_id,
+                "tournament": arena_name(tournament),
+                "game": names.get(game, game),
+                "game_slug": game,
+                "ends_at": ends_at,
+            }
+        )
+    return trophies

@@ -45,5 +45,5 @@ def render_invitations(user: AbstractBaseUser) -> str:
 def render_friend_requests(user: AbstractBaseUser) -> str:
     return render_to_string(
         "players/friend_requests_badge.html",
-        {"incoming": friends.incoming_requests(user), "oob": True},
+        {"incoming": friends.incoming_request_count(user), "oob": True},
     )

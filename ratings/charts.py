@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.core.cache import cache
 from django.template.loader import render_to_string
@@ -165,19 +166,27 @@ def render_chart(
 CACHE_SECONDS = 24 * 3600
 
 
+def chart_keys(charts: dict[str, tuple[Hashable, str]]) -> dict[str, str]:
+    """The cache key of each chart of ``render_charts``, for a caller that reads them from the
+    cache together with keys of its own."""
+    return {
+        chart_id: _cache_key(chart_id, shown, title) for chart_id, (shown, title) in charts.items()
+    }
+
+
 def render_charts(
     charts: dict[str, tuple[Hashable, str]],
     load_points: Callable[[], dict[str, Sequence[tuple[datetime, float]]]],
+    cached: Mapping[str, Any] | None = None,
 ) -> dict[str, SafeString]:
     """Several charts, ``chart_id -> (what it shows, title)``, each rendered once and kept in the
     cache under what it shows (any value that changes whenever its points do), its title,
     language and time zone: a player's chart changes only when they play a rated match, and a
-    busy profile is read far more often than that. One cache round trip for all of them;
-    ``load_points`` (chart_id -> points) is called only when one of them must be drawn."""
-    keys = {
-        chart_id: _cache_key(chart_id, shown, title) for chart_id, (shown, title) in charts.items()
-    }
-    found = cache.get_many(list(keys.values()))
+    busy profile is read far more often than that. One cache round trip for all of them, or
+    none when the caller read their keys (``chart_keys``) already: ``cached``. ``load_points``
+    (chart_id -> points) is called only when one of them must be drawn."""
+    keys = chart_keys(charts)
+    found = cache.get_many(list(keys.values())) if cached is None else cached
     svgs = {chart_id: SafeString(found[key]) for chart_id, key in keys.items() if key in found}
     missing = [chart_id for chart_id in charts if chart_id not in svgs]
     if missing:

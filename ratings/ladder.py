@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import F, OuterRef, Prefetch, Subquery, Window
+from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery, Window
 from django.db.models.functions import RowNumber
 from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
@@ -131,6 +131,8 @@ class LadderPage:
     rows: list[LadderRow]
     #: A search matched more than ``SEARCH_LIMIT`` players: only the best of them are shown.
     capped: bool = False
+    #: Where the viewer stands on the whole ladder (None when they are not rated in the game).
+    mine: Standing | None = None
 
     @property
     def has_previous(self) -> bool:
@@ -150,24 +152,27 @@ def ladder_page(
     page: int = 1,
     *,
     search: str = "",
-    only_user_ids: Collection[int] | None = None,
+    only_user_ids: Collection[int] | QuerySet | None = None,
     size: int = PAGE_SIZE,
+    viewer_id: int | None = None,
 ) -> LadderPage:
     """Page ``page`` (clamped to the pages there are) of ``game``'s ladder, best first, however
-    long the ladder and however deep the page: one query (three past the last page), two for a
-    search or friends. ``search`` keeps names containing it (the best ``SEARCH_LIMIT`` of them);
-    ``only_user_ids`` keeps those players (friends). Ranks are always ranks on the whole ladder,
-    and tied ratings share a rank."""
+    long the ladder and however deep the page: one query (three past the last page of the whole
+    ladder). ``search`` keeps names containing it (the best ``SEARCH_LIMIT`` of them);
+    ``only_user_ids`` (ids, or a subquery of them) keeps those players (friends). Ranks are
+    always ranks on the whole ladder, and tied ratings share a rank. The same query says where
+    ``viewer_id`` stands (``mine``)."""
     if search or only_user_ids is not None:
-        return _filtered_page(game, page, search, only_user_ids, size)
+        return _filtered_page(game, page, search, only_user_ids, size, viewer_id)
     number = max(page, 1)
-    total, rows, tied_before = _ladder_slice(game, (number - 1) * size, size)
+    total, rows, tied_before, mine = _ladder_slice(game, (number - 1) * size, size, viewer_id)
     if not rows and number > 1:
         # Past the last page (a stale link): show the last page there is.
         number, offset, pages = _clamped(number, ladder_size(game), size)
-        total, rows, tied_before = _ladder_slice(game, offset, size)
+        total, rows, tied_before, mine = _ladder_slice(game, offset, size, viewer_id)
     number, offset, pages = _clamped(number, total, size)
-    return _page(game, number, pages, total, rows, _consecutive_ranks(rows, offset, tied_before))
+    ranks = _consecutive_ranks(rows, offset, tied_before)
+    return _page(game, number, pages, total, rows, ranks, mine=mine)
 
 
 def _clamped(page: int, total: int, size: int) -> tuple[int, int, int]:
@@ -184,6 +189,7 @@ def _page(
     rows: list[tuple],
     ranks: list[int],
     capped: bool = False,
+    mine: Standing | None = None,
 ) -> LadderPage:
     return LadderPage(
         game=game,
@@ -197,6 +203,7 @@ def _page(
             )
         ],
         capped=capped,
+        mine=mine,
     )
 
 
@@ -211,6 +218,28 @@ def _ratings() -> str:
     return connection.ops.quote_name(Rating._meta.db_table)
 
 
+def _viewer_sql() -> str:
+    """A CTE ``mine`` with the viewer's rating in the game and its rank (``%s``: the game, the
+    viewer's id, the game), the way ``standings`` ranks it; no row for a viewer not rated."""
+    floor = _floor_sql("m.value")
+    return f"""mine AS (
+            SELECT m.value AS mine_value, m.matches AS mine_matches, m.wins AS mine_wins,
+                (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
+                 WHERE b.game = %s AND b.bucket > {floor})
+                + (SELECT COUNT(*) FROM {_ratings()} o
+                   WHERE o.game = m.game AND o.value > m.value AND o.value < {floor} + 1)
+                + 1 AS mine_rank
+            FROM {_ratings()} m WHERE m.user_id = %s AND m.game = %s
+        )"""
+
+
+def _viewer_standing(game: str, columns: tuple) -> Standing | None:
+    value, matches, wins, rank = columns
+    if value is None:
+        return None
+    return Standing(game, value, matches, wins, int(rank))
+
+
 def ladder_size(game: str) -> int:
     """How many players are rated in ``game``: a sum of the bucket counts."""
     with connection.cursor() as cursor:
@@ -220,13 +249,16 @@ def ladder_size(game: str) -> int:
         return int(cursor.fetchone()[0])
 
 
-def _ladder_slice(game: str, offset: int, size: int) -> tuple[int, list[tuple], int]:
+def _ladder_slice(
+    game: str, offset: int, size: int, viewer_id: int | None = None
+) -> tuple[int, list[tuple], int, Standing | None]:
     """The players on the ladder, ``size`` rows of it from position ``offset`` (0 first), and how
     many rows before the first one tie with it, in one query. The bucket counts, added up best
     first, say in which whole Elo point the position falls and how many players are above that
     point; the index is then walked from that point only, skipping no more than the players of one
     bucket (a few hundred at most) instead of ``offset``. Only ids are skipped through (from the
-    index alone); the page's rows are read afterwards. No rows past the end of the ladder."""
+    index alone); the page's rows are read afterwards. No rows past the end of the ladder (and
+    then no viewer's standing either)."""
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     sql = f"""
         WITH counts AS (
@@ -243,88 +275,161 @@ def _ladder_slice(game: str, offset: int, size: int) -> tuple[int, list[tuple], 
         ), first AS (
             SELECT id, value FROM {_ratings()} WHERE id IN (SELECT id FROM page)
             ORDER BY value DESC, id LIMIT 1
-        )
+        ), {_viewer_sql()}
         SELECT {fields},
             (SELECT SUM(n) FROM counts),
             (SELECT COUNT(*) FROM {_ratings()} t, first
-             WHERE t.game = %s AND t.value = first.value AND t.id < first.id)
-        FROM {_ratings()} r WHERE r.id IN (SELECT id FROM page)
+             WHERE t.game = %s AND t.value = first.value AND t.id < first.id),
+            mine.*
+        FROM {_ratings()} r LEFT JOIN mine ON 1 = 1
+        WHERE r.id IN (SELECT id FROM page)
         ORDER BY r.value DESC, r.id
     """
+    params = [game, offset, game, size, offset, game, viewer_id, game, game]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [game, offset, game, size, offset, game])
+        cursor.execute(sql, params)
         found = cursor.fetchall()
     if not found:
-        return 0, [], 0
-    return int(found[0][-2]), [row[:-2] for row in found], int(found[0][-1])
+        return 0, [], 0, None
+    first = found[0]
+    rows = [row[: len(ROW_FIELDS)] for row in found]
+    total, tied_before = first[len(ROW_FIELDS)], first[len(ROW_FIELDS) + 1]
+    mine = _viewer_standing(game, first[len(ROW_FIELDS) + 2 :])
+    return int(total), rows, int(tied_before), mine
+
+
+#: Pages past this are treated as this one (then clamped to the last page there is): a page
+#: number typed by hand stays within what the database's integers hold.
+MAX_PAGE = 10**9
 
 
 def _filtered_page(
-    game: str, page: int, search: str, only_user_ids: Collection[int] | None, size: int
+    game: str,
+    page: int,
+    search: str,
+    only_user_ids: Collection[int] | QuerySet | None,
+    size: int,
+    viewer_id: int | None,
 ) -> LadderPage:
+    """A page of the players kept by a search or a set of ids, with whole-ladder ranks, in one
+    query. The matches are read in no order (a rare name once, through the trigram index on
+    PostgreSQL) and counted; a search stops counting past ``SEARCH_LIMIT``, since to count every
+    name containing "a" would read the whole ladder. The asked page is clamped to the pages there
+    are inside the query, so a stale link costs nothing more."""
     query = Rating.objects.filter(game=game)
     if search:
         query = query.filter(name__icontains=search)
-    if only_user_ids is not None:
+    if isinstance(only_user_ids, QuerySet):
+        # A subquery (friends): it runs inside this page's one query.
+        query = query.filter(user_id__in=only_user_ids)
+    elif only_user_ids is not None:
+        if not only_user_ids:
+            return _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id))
         query = query.filter(user_id__in=list(only_user_ids))
-    # Every match's id and rating, in no order, so that a rare name is read once through the
-    # trigram index on PostgreSQL. A search stops past SEARCH_LIMIT: to count every name
-    # containing "a" would read the whole ladder. Friends are few enough to count.
     limit = SEARCH_LIMIT if search else None
-    matches = list(query.order_by().values_list("id", "value")[: limit + 1 if limit else None])
-    total = len(matches)
+    matched = query.order_by().values("id", "value")
+    offset = (min(max(page, 1), MAX_PAGE) - 1) * size
+    rows, total, mine = _filtered_rows(game, matched, limit, offset, size, viewer_id)
     shown = min(total, limit) if limit else total
     number, offset, pages = _clamped(page, shown, size)
-    capped = shown < total
-    if not shown:
-        return _page(game, number, pages, shown, [], [])
-    if capped:
-        # Many matches: walking the ladder's index in order, testing the names it holds (no row
-        # is read), finds a page of them after a few times as many entries.
-        page_ids: Any = Subquery(
-            query.order_by("-value", "id").values("id")[offset : min(offset + size, shown)]
-        )
-    else:
-        matches.sort(key=lambda match: (-match[1], match[0]))
-        page_ids = [match_id for match_id, _value in matches[offset : offset + size]]
-    rows, ranks = _ranked_rows(game, page_ids)
-    return _page(game, number, pages, shown, rows, ranks, capped)
+    # Past the cap, the query reads a whole page: the best ``limit`` end within it.
+    rows = rows[: shown - offset]
+    ranks = [rank for *_row, rank in rows]
+    rows = [tuple(row[:-1]) for row in rows]
+    return _page(game, number, pages, shown, rows, ranks, capped=shown < total, mine=mine)
 
 
-def _ranked_rows(game: str, ids: list[int] | Subquery) -> tuple[list[tuple], list[int]]:
-    """The rows of these ratings, best first, with their whole-ladder ranks, in one query: for
-    each, the players of the buckets above its own (running sums of the bucket counts, computed
-    once), plus those above it in its own bucket (a few, counted on the index)."""
-    if isinstance(ids, Subquery):
-        ids_sql, ids_params = ids.query.sql_with_params()
-    else:
-        ids_sql, ids_params = ", ".join(["%s"] * len(ids)) or "NULL", tuple(ids)
+def _filtered_rows(
+    game: str, matched: Any, limit: int | None, offset: int, size: int, viewer_id: int | None
+) -> tuple[list[tuple], int, Standing | None]:
+    """The rows (``ROW_FIELDS`` and their rank) of one page of the ratings ``matched`` selects,
+    best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
+    starts at ``offset``, or on the last page when there are fewer.
+
+    When no more than ``limit`` match, the page is sorted from those already read; past it, only
+    the best ``limit`` count, and the page is found by walking the ladder's index in order and
+    testing each name it holds (no row is read), a few times the page's length at most. Each
+    row's rank adds the players of the buckets above its own (running sums of the bucket counts)
+    to those above it in its own bucket (a few, counted on the index)."""
+    found_sql, found_params = (matched[: limit + 1] if limit else matched).query.sql_with_params()
+    best_sql, best_params = matched.query.sql_with_params()
+    cap = limit if limit is not None else "n"
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     bucket = _floor_sql("r.value")
+    # PostgreSQL skips the branch that is not taken (its WHERE is a one-time filter) and plans
+    # better with a constant LIMIT; SQLite would still walk the whole ladder testing that WHERE
+    # on every row, but stops at once on a LIMIT of 0.
+    many_limit = "%s"
+    if connection.vendor != "postgresql":
+        many_limit = "CASE WHEN (SELECT capped FROM window_) THEN %s ELSE 0 END"
     sql = f"""
-        WITH counts AS (
+        WITH found AS ({found_sql}),
+        total AS (SELECT COUNT(*) AS n FROM found),
+        shown AS (SELECT n, CASE WHEN n > {cap} THEN {cap} ELSE n END AS n_shown FROM total),
+        last AS (
+            SELECT n, n_shown, CASE WHEN n_shown = 0 THEN 0
+                ELSE ((n_shown + %s - 1) / %s - 1) * %s END AS start FROM shown
+        ), here AS (
+            SELECT n, n_shown, CASE WHEN %s < start THEN %s ELSE start END AS start FROM last
+        ), window_ AS (
+            SELECT n > n_shown AS capped, start FROM here
+        ), page AS (
+            SELECT id FROM (
+                SELECT id, value FROM found WHERE NOT (SELECT capped FROM window_)
+                ORDER BY value DESC, id
+                LIMIT %s OFFSET (SELECT start FROM window_)
+            ) few
+            UNION ALL
+            SELECT id FROM (
+                SELECT id, value FROM ({best_sql}) best WHERE (SELECT capped FROM window_)
+                ORDER BY value DESC, id
+                LIMIT {many_limit} OFFSET (SELECT start FROM window_)
+            ) many
+        ), counts AS (
             SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
         ), running AS (
             SELECT bucket, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
-        )
-        SELECT {fields}, running.above, (
-            SELECT COUNT(*) FROM {_ratings()} o
-            WHERE o.game = %s AND o.value > r.value AND o.value < {bucket} + 1
-        )
-        FROM {_ratings()} r LEFT JOIN running ON running.bucket = {bucket}
-        WHERE r.id IN ({ids_sql})
-        ORDER BY r.value DESC, r.id
+        ), ranked AS (
+            SELECT {fields}, running.above AS above, (
+                SELECT COUNT(*) FROM {_ratings()} o
+                WHERE o.game = %s AND o.value > r.value AND o.value < {bucket} + 1
+            ) AS in_bucket
+            FROM page JOIN {_ratings()} r ON r.id = page.id
+            LEFT JOIN running ON running.bucket = {bucket}
+        ), {_viewer_sql()}
+        SELECT ranked.*, total.n, mine.* FROM total
+        LEFT JOIN ranked ON 1 = 1 LEFT JOIN mine ON 1 = 1
+        ORDER BY ranked.value DESC, ranked.id
     """
+    params = [
+        *found_params,
+        *[size] * 3,
+        *[offset] * 2,
+        size,
+        *best_params,
+        size,
+        game,
+        game,
+        game,
+        viewer_id,
+        game,
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [game, game, *ids_params])
+        cursor.execute(sql, params)
         found = cursor.fetchall()
-    ranks = []
-    for *_row, value, _matches, _wins, above, in_bucket in found:
+    width = len(ROW_FIELDS)
+    total = int(found[0][width + 2])
+    mine = _viewer_standing(game, found[0][width + 3 :])
+    rows = []
+    for *row, above, in_bucket in (line[: width + 2] for line in found):
+        if row[0] is None:  # nothing matched: the one row of the LEFT JOIN
+            continue
+        value = row[3]
         if above is None:
             # The rating left its bucket since it was read, and the bucket is empty now.
             above = _in_buckets_above(game, math.floor(value))
-        ranks.append(int(above) + int(in_bucket) + 1)
-    return [tuple(row[:-2]) for row in found], ranks
+        rows.append((*row, int(above) + int(in_bucket) + 1))
+    return rows, total, mine
 
 
 def _floor_sql(expression: str) -> str:
@@ -417,6 +522,15 @@ def standings(user: Any) -> dict[str, Standing]:
     rank adds up the buckets above the rating's own, then counts its bucket's few players above
     it). Written as SQL: building the ORM's two correlated subqueries took longer than running
     them."""
+    sql, params = standings_sql(user)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return standings_from(cursor.fetchall())
+
+
+def standings_sql(user: Any) -> tuple[str, list[Any]]:
+    """The query of ``standings``, for a caller that sends it with others (``standings_from``
+    reads its rows)."""
     floor = _floor_sql("r.value")
     sql = f"""
         SELECT r.game, r.value, r.matches, r.wins,
@@ -426,13 +540,23 @@ def standings(user: Any) -> dict[str, Standing]:
              WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1)
         FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
     """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [user.pk])
-        rows = cursor.fetchall()
+    return sql, [user.pk]
+
+
+def standings_from(rows: list[tuple]) -> dict[str, Standing]:
     return {
         game: Standing(game, value, matches, wins, int(buckets) + int(bucket) + 1)
         for game, value, matches, wins, buckets, bucket in rows
     }
+
+
+def _standing(game: str, viewer_id: int | None) -> Standing | None:
+    if viewer_id is None:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {_viewer_sql()} SELECT * FROM mine", [game, viewer_id, game])
+        found = cursor.fetchone()
+    return _viewer_standing(game, found) if found else None
 
 
 def rating_history(

@@ -10,7 +10,7 @@ from django.shortcuts import render
 from games.engines import all_engines, get_engine
 from players import friends, presence
 
-from . import ladder
+from . import ladder, rendering
 
 #: Players shown per game on the rankings index.
 INDEX_TOP = 5
@@ -46,22 +46,25 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
     search = ladder.clean_search(request.GET.get("q"))
     friends_only = user.is_authenticated and request.GET.get("friends") == "1"
     # Friends-only includes the viewer, so that they see where they stand among their friends.
-    only = friends.friend_ids(user) | {user.pk} if friends_only else None
+    only = friends.friends_and_self_ids(user) if friends_only else None
     page = ladder.ladder_page(
-        engine.slug, page_number(request.GET.get("page")), search=search, only_user_ids=only
+        engine.slug,
+        page_number(request.GET.get("page")),
+        search=search,
+        only_user_ids=only,
+        viewer_id=user.pk,
     )
-    mine = ladder.standings(user).get(engine.slug) if user.is_authenticated else None
+    mine = page.mine
+    rows = ladder.display_rows(page.rows)
+    online = presence.online_ids(row.user_id for row in page.rows)
     context: dict[str, Any] = {
         "game": {"slug": engine.slug, "name": engine.name},
         "games": [{"slug": e.slug, "name": e.name} for e in all_engines()],
         "page": page,
-        "rows": ladder.display_rows(page.rows),
+        "rows_html": rendering.ladder_rows_html(rows, online, user.pk),
         "search": search,
         "friends_only": friends_only,
-        "online": presence.online_ids(row.user_id for row in page.rows),
         "mine": mine,
-        # The viewer's id, looked up once rather than through the lazy user on every row.
-        "me": user.pk,
         "my_page": ladder.page_of(mine.rank) if mine else None,
     }
     # A search typed with htmx swaps only the results; the page itself works without it.
