@@ -33,7 +33,7 @@ from django.utils.translation import gettext as _
 
 from players.friends import friend_ids
 
-from . import services
+from . import analysis, services
 from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
 from .models import Invitation, Match, Move, Seat
@@ -669,6 +669,7 @@ def replay_context(match: Match, step: int) -> dict[str, Any]:
         "next_url": link(step + 1) if step < total else None,
         "last_url": link(total),
         "result": result,
+        "analysis": analysis.replay_panel(match, log, step, names, link),
     }
 
 
