@@ -94,11 +94,18 @@ def _ensure_row(match_id: int) -> None:
             MatchAnalysis.objects.create(
                 match=match,
                 level=judge.analysis_level(engine),
-                seconds_per_decision=settings.ANALYSIS_SECONDS_PER_MATCH / max(1, count),
+                seconds_per_decision=per_decision_seconds(count),
                 iterations=settings.ANALYSIS_ITERATIONS,
             )
     except IntegrityError:  # another worker created it first
         pass
+
+
+def per_decision_seconds(count: int) -> float:
+    """``ANALYSIS_SECONDS_PER_MATCH`` split evenly over ``count`` decisions, and never more than
+    a round of jobs (a match of two decisions must not hold the worker up for half a minute)."""
+    even = settings.ANALYSIS_SECONDS_PER_MATCH / max(1, count)
+    return min(even, settings.ANALYSIS_SECONDS_PER_TICK)
 
 
 def _judge_for(row: MatchAnalysis, seconds: float) -> int:

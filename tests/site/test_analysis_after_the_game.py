@@ -179,3 +179,12 @@ def test_the_replay_shows_a_decisions_judgement_in_every_language(language):
     played = f"{entry['played_rank']:.2f}"
     shown = played.replace(".", ",") if language != "en" else played
     assert f"<td>{shown}</td>" in html
+
+
+def test_a_decision_never_gets_more_than_a_round_of_jobs(settings):
+    """A match of few decisions must not hold the worker up: each gets at most a round."""
+    settings.ANALYSIS_SECONDS_PER_MATCH = 30.0
+    settings.ANALYSIS_SECONDS_PER_TICK = 2.0
+    assert analysis.per_decision_seconds(3) == 2.0
+    assert analysis.per_decision_seconds(30) == 1.0
+    assert analysis.per_decision_seconds(0) == 2.0
