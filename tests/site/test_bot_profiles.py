@@ -133,3 +133,10 @@ def test_the_page_speaks_every_language(language):
     html = client.get("/bots/cafe-fatal/2/").content.decode()
     assert f'lang="{language}"' in html
     assert "How it plays" not in html and "Its record against people" not in html
+
+
+def test_a_players_recent_matches_link_a_bot_opponent_to_its_profile():
+    match = finished_with_bots([2])
+    person = next(s.user for s in match.seats.all() if s.user_id)
+    html = Client().get(f"/players/{person.username}/").content.decode()
+    assert 'href="/bots/cafe-fatal/2/"' in html
