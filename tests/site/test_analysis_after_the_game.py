@@ -188,3 +188,10 @@ def test_a_decision_never_gets_more_than_a_round_of_jobs(settings):
     assert analysis.per_decision_seconds(3) == 2.0
     assert analysis.per_decision_seconds(30) == 1.0
     assert analysis.per_decision_seconds(0) == 2.0
+
+
+def test_a_site_may_turn_the_analysis_off(settings):
+    settings.ANALYSIS_SECONDS_PER_MATCH = 0
+    finished()
+    assert worker.analyse_finished_matches() == 0
+    assert not MatchAnalysis.objects.exists()
