@@ -46,6 +46,8 @@ def analyse_finished_matches() -> int:
     under way is finished); returns how many decisions were judged."""
     if settings.ANALYSIS_SECONDS_PER_MATCH <= 0:  # the site does without
         return 0
+    if _a_table_is_due():
+        return 0
     started = time.perf_counter()
     judged = 0
     for match_id in _unanalysed_match_ids():
@@ -55,6 +57,12 @@ def analyse_finished_matches() -> int:
         # At least one decision a round, however short the round.
         judged += analyse_some(match_id, max(0.0, left))
     return judged
+
+
+def _a_table_is_due() -> bool:
+    """A running table waits for the worker (a turn timed out, a level-3 bot is to move): people
+    are waiting on it, so the analysis, which nobody waits on, gives it the round."""
+    return Match.objects.filter(status=Match.Status.PLAYING, deadline__lte=timezone.now()).exists()
 
 
 def _unanalysed_match_ids() -> list[int]:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
+from django.utils import timezone
 
 from games import analysis, rendering, worker
 from games.engines import CHANCE, get_engine
@@ -195,3 +197,12 @@ def test_a_site_may_turn_the_analysis_off(settings):
     finished()
     assert worker.analyse_finished_matches() == 0
     assert not MatchAnalysis.objects.exists()
+
+
+def test_the_analysis_gives_the_round_to_a_table_waiting_for_the_worker():
+    done = finished()
+    waiting, _ = started_table("cafe-fatal", players=2)
+    Match.objects.filter(pk=waiting.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert worker.analyse_finished_matches() == 0
+    Match.objects.filter(pk=waiting.pk).update(deadline=timezone.now() + timedelta(minutes=5))
+    assert worker.analyse_finished_matches() == len(decisions_by_hand(done))
