@@ -206,3 +206,19 @@ def test_the_analysis_gives_the_round_to_a_table_waiting_for_the_worker():
     assert worker.analyse_finished_matches() == 0
     Match.objects.filter(pk=waiting.pk).update(deadline=timezone.now() + timedelta(minutes=5))
     assert worker.analyse_finished_matches() == len(decisions_by_hand(done))
+
+
+def test_a_blunder_is_flagged_in_colour_marks_and_words_with_a_link_to_its_move():
+    match = finished()
+    worker.analyse_finished_matches()
+    row = MatchAnalysis.objects.get(match=match)
+    first = row.decisions[0]
+    row.decisions = [{**first, "flag": "??", "same": False, "rank_loss": 0.75}, *row.decisions[1:]]
+    row.save()
+    whole_log = rendering.replay_context(match, 10**6)["log"]
+    step = next(line["number"] for line in whole_log if line["move"] == first["move"])
+    html = Client().get(f"/tables/{match.pk}/replay/?step={step}").content.decode()
+    assert 'class="analysis-current verdict-blunder"' in html
+    assert '<span class="flag" aria-hidden="true">??</span> <strong>Blunder</strong>' in html
+    assert f'href="/tables/{match.pk}/replay/?step={step}"' in html
+    assert "expected rank worse by 0.75" in html
