@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 import random
 import time
 from collections.abc import Iterator
@@ -36,6 +37,8 @@ from .engines import analysis as judge
 from .engines.base import Sentence, State
 from .engines.search import Budget
 from .models import Match, MatchAnalysis, Move
+
+logger = logging.getLogger(__name__)
 
 #: Matches looked at per round of jobs, newest first (a round usually finishes one).
 CANDIDATES_PER_ROUND = 5
@@ -87,7 +90,14 @@ def analyse_some(match_id: int, seconds: float) -> int:
         )
         if row is None:
             return 0
-        return _judge_for(row, seconds)
+        try:
+            return _judge_for(row, seconds)
+        except Exception:  # an engine's bug must not stop the analysis of every other match
+            logger.exception("the analysis of match %s failed", match_id)
+            row.failed = row.complete = True
+            row.completed_at = timezone.now()
+            row.save(update_fields=["failed", "complete", "completed_at"])
+            return 0
 
 
 def _ensure_row(match_id: int) -> None:
@@ -203,6 +213,8 @@ def as_json(row: MatchAnalysis | None) -> dict[str, Any]:
     """The API's ``analysis`` of a finished match (spec/api.md)."""
     if row is None or not row.complete:
         return {"ready": False}
+    if row.failed:
+        return {"ready": False, "failed": True}
     return {
         "ready": True,
         "level": row.level,
@@ -243,6 +255,10 @@ def replay_panel(
     row = for_match(match)
     if row is None or not row.complete:
         return {"ready": False}
+    if row.failed:
+        return {"ready": False, "failed": True}
+    if row.failed:
+        return {"ready": False, "failed": True}
     step_of = {line["move"]: line["number"] for line in log}
     entries = []
     for entry in row.decisions:

@@ -274,6 +274,8 @@ class MatchAnalysis(models.Model):
     #: Wall time spent so far, in seconds (reported by the benchmark).
     spent = models.FloatField(default=0.0)
     complete = models.BooleanField(default=False)
+    #: The analysis stopped on an error (logged): complete, never tried again, not shown.
+    failed = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
 

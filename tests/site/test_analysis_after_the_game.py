@@ -222,3 +222,28 @@ def test_a_blunder_is_flagged_in_colour_marks_and_words_with_a_link_to_its_move(
     assert '<span class="flag" aria-hidden="true">??</span> <strong>Blunder</strong>' in html
     assert f'href="/tables/{match.pk}/replay/?step={step}"' in html
     assert "expected rank worse by 0.75" in html
+
+
+def test_an_analysis_that_fails_is_logged_set_aside_and_the_next_match_is_analysed(monkeypatch):
+    older = finished()
+    newer = finished()
+    real_judge_one = analysis.judge_one
+
+    def judge_one(engine, match, *args):
+        if match.pk == newer.pk:
+            raise RuntimeError("an engine's bug")
+        return real_judge_one(engine, match, *args)
+
+    monkeypatch.setattr(analysis, "judge_one", judge_one)
+    worker.analyse_finished_matches()
+    failed = MatchAnalysis.objects.get(match=newer)
+    assert failed.failed and failed.complete
+    assert MatchAnalysis.objects.get(match=older).complete
+    assert not MatchAnalysis.objects.get(match=older).failed
+    assert worker.analyse_finished_matches() == 0  # never tried again
+    html = Client().get(f"/tables/{newer.pk}/replay/").content.decode()
+    assert 'data-testid="analysis-failed"' in html
+    assert Client().get(f"/api/tables/{newer.pk}").json()["analysis"] == {
+        "ready": False,
+        "failed": True,
+    }
