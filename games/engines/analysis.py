@@ -106,9 +106,11 @@ def judge_decision(
     rng: random.Random,
 ) -> Judgement:
     """``played`` (by the seat of ``view``) beside level 3's choice from the same view. Half the
-    budget goes to level 3's search, half to playing both moves out on the same worlds
-    (``iterations`` counts each half: search playouts, then worlds)."""
+    budget goes to level 3's search, the rest to playing both moves out on the same worlds (at
+    least one); ``iterations``, when set, counts each half: search playouts, then worlds."""
     seat = view["you"]
+    # The playouts end when the whole budget is spent, so a search that ran over eats into them.
+    deadline = time.perf_counter() + chosen.seconds
     half = search.Budget(chosen.seconds / 2, chosen.iterations)
     with search.budget(half.seconds, half.iterations):
         best = engine.bot_move(view, random.Random(rng.getrandbits(64)), analysis_level(engine))
@@ -116,7 +118,6 @@ def judge_decision(
     moves = [played] if same else [played, best]
     ranks: list[list[int]] = [[] for _ in moves]
     scores: list[list[int]] = [[] for _ in moves]
-    deadline = time.perf_counter() + half.seconds
     while _within(half, len(ranks[0]), deadline):
         world_seed = rng.getrandbits(64)
         world = engine.sample_state(view, random.Random(world_seed))
