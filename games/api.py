@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from pdc_site import gate
 from players.auth import ApiAuthError, api_user
 
-from . import chat, limits, notify, ratelimit, services
+from . import analysis, chat, limits, notify, ratelimit, services
 from .clocks import seat_clocks
 from .engines import CHANCE, all_engines
 from .engines.records import export_record
@@ -161,6 +161,9 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
     }
     if seat is not None and match.private:
         data["invite"] = match.invite_code
+    if match.status == Match.Status.FINISHED:
+        # The analysis after the game exists only once the match is over (never while it runs).
+        data["analysis"] = analysis.as_json(analysis.for_match(match))
     if match.state is not None:
         data["to_move"] = [s for s in engine.to_move(match.state) if s != CHANCE]
         data["view"] = engine.view(match.state, you)

@@ -249,3 +249,38 @@ class ChatMute(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} mutes {self.muted_id}"
+
+
+class MatchAnalysis(models.Model):
+    """The analysis after the game (``games.analysis``): each decision of a finished match beside
+    the move level 3 would have made from the same view. The worker writes it a few decisions
+    at a time (``next_move`` says where it goes on); pages and the API only read it, and show it
+    once ``complete``. It lives beside the match, not in it: the many pages that list matches
+    never load it."""
+
+    match = models.OneToOneField(
+        Match, primary_key=True, on_delete=models.CASCADE, related_name="analysis"
+    )
+    #: The bot level each decision is compared with.
+    level = models.PositiveSmallIntegerField()
+    #: The time each decision gets (``ANALYSIS_SECONDS_PER_MATCH`` split over the decisions).
+    seconds_per_decision = models.FloatField()
+    #: Or, when set (tests), a fixed number of playouts and worlds per decision.
+    iterations = models.PositiveIntegerField(null=True, blank=True)
+    #: One entry per decision analysed so far, in the order of the moves.
+    decisions = models.JSONField(default=list)
+    #: The number of the first move not analysed yet.
+    next_move = models.PositiveIntegerField(default=0)
+    #: Wall time spent so far, in seconds (reported by the benchmark).
+    spent = models.FloatField(default=0.0)
+    complete = models.BooleanField(default=False)
+    #: The analysis stopped on an error (logged): complete, never tried again, not shown.
+    failed = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "match analyses"
+
+    def __str__(self) -> str:
+        return f"analysis of {self.match_id}"

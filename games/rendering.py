@@ -33,7 +33,8 @@ from django.utils.translation import gettext as _
 
 from players.friends import friend_ids
 
-from . import services
+from . import analysis, services
+from .bot_profiles import bot_url
 from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
 from .models import Invitation, Match, Move, Seat
@@ -269,6 +270,9 @@ def table_context(
                 "name": names[i],
                 "empty": i not in seats,
                 "is_bot": i in seats and seats[i].is_bot,
+                "bot_url": bot_url(match.game, seats[i].bot_level)
+                if i in seats and seats[i].is_bot
+                else None,
                 "is_you": i == you,
                 "abandoned": i in seats and seats[i].abandoned,
                 "score": seats[i].score if i in seats else None,
@@ -612,6 +616,7 @@ def result_table(
                 "score": seat.score if seat else None,
                 "rank": seat.rank if seat else None,
                 "abandoned": bool(seat and seat.abandoned),
+                "bot_url": bot_url(match.game, seat.bot_level) if seat and seat.is_bot else None,
                 "cells": [breakdown[index].get(c["key"]) for c in columns],
             }
         )
@@ -669,6 +674,7 @@ def replay_context(match: Match, step: int) -> dict[str, Any]:
         "next_url": link(step + 1) if step < total else None,
         "last_url": link(total),
         "result": result,
+        "analysis": analysis.replay_panel(match, log, step, names, link),
     }
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import howto, views
+from . import bot_profiles, howto, views
 
 app_name = "games"
 
@@ -11,6 +11,7 @@ urlpatterns = [
     path("play/api/", views.api_help, name="api_help"),
     path("how-to-play/", howto.howto_index, name="howto_index"),
     path("how-to-play/<slug:slug>/", howto.howto, name="howto"),
+    path("bots/<slug:game>/<int:level>/", bot_profiles.bot_profile, name="bot_profile"),
     path("tables/<int:match_id>/", views.table, name="table"),
     path("tables/<int:match_id>/move/", views.move, name="move"),
     path("tables/<int:match_id>/join/", views.join, name="join"),

@@ -14,7 +14,7 @@ from queue import Empty, SimpleQueue
 from django.db import connection, connections
 from django.utils import timezone
 
-from . import services
+from . import analysis, services
 from .models import Match
 
 logger = logging.getLogger(__name__)
@@ -117,3 +117,10 @@ def play_expired_turn(match_id: int) -> int:
     except Exception:  # the database itself may be away: the next tick tries again
         logger.exception("could not count the failure of table %s", match_id)
     return 0
+
+
+@job
+def analyse_finished_matches() -> int:
+    """The analysis after the game: decisions of finished matches beside level 3's choice, for at
+    most ``ANALYSIS_SECONDS_PER_TICK`` seconds a round (``games.analysis``)."""
+    return analysis.analyse_finished_matches()

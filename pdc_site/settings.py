@@ -250,3 +250,12 @@ SILENCED_SYSTEM_CHECKS = ["models.W040"]
 # How long a level-3 bot thinks about one move, in seconds of wall time (issue 13). Level-3 turns
 # are played by the worker, never inside a person's request.
 BOT_LEVEL3_BUDGET = float(os.environ.get("BOT_LEVEL3_BUDGET", "1.0"))
+
+# The analysis after the game (issue 13): the worker compares every decision of a finished match
+# with level 3's choice, spending about this many seconds of wall time on a whole match (split
+# evenly over its decisions), at most ANALYSIS_SECONDS_PER_TICK of them in one round of jobs so
+# that turn timers and arenas are never held up for long.
+ANALYSIS_SECONDS_PER_MATCH = float(os.environ.get("ANALYSIS_SECONDS_PER_MATCH", "30"))
+ANALYSIS_SECONDS_PER_TICK = float(os.environ.get("ANALYSIS_SECONDS_PER_TICK", "2"))
+# Tests and benchmarks set a fixed number of playouts per decision instead (reproducible).
+ANALYSIS_ITERATIONS = None

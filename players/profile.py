@@ -21,6 +21,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from games.bot_profiles import bot_url
 from games.engines import all_engines
 from games.models import Match
 from ratings import ladder
@@ -238,7 +239,11 @@ def recent_rows(target: Any) -> list[dict[str, Any]]:
                     {
                         "name": seat.display_name,
                         "username": seat.user.username if seat.user_id else None,
-                        "url": ladder.profile_url(seat.user.username) if seat.user_id else None,
+                        "url": (
+                            ladder.profile_url(seat.user.username)
+                            if seat.user_id
+                            else bot_url(match.game, seat.bot_level)
+                        ),
                         "rank": seat.rank,
                         "score": seat.score,
                     }

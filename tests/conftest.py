@@ -83,6 +83,14 @@ def level3_bots_think_a_fixed_number_of_worlds():
         yield
 
 
+@pytest.fixture(autouse=True)
+def quick_analysis_after_the_game(settings):
+    """The worker's analysis of finished matches judges each decision on a couple of worlds in
+    tests (reproducible, and a test that runs the worker's jobs is not held up by it)."""
+    settings.ANALYSIS_ITERATIONS = 2
+    settings.ANALYSIS_SECONDS_PER_TICK = 0.2
+
+
 @pytest.fixture
 def site(tmp_path):
     """The real site in processes of its own (daphne, the worker) on a database of its own."""

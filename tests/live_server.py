@@ -81,6 +81,9 @@ class LiveSite:
             "DJANGO_SERVE_STATIC": "1",
             "PDC_VAR_DIR": str(tmp),
             "PDC_WORKER_TICK": "0.2",
+            # No analysis after the game: the workers of these sites play bots and run arenas
+            # against the clock (a test that wants it sets it in ``extra_env``).
+            "ANALYSIS_SECONDS_PER_MATCH": "0",
             # Sites of parallel tests may share one Redis: each keeps to its own keys.
             "REDIS_PREFIX": f"site-{uuid.uuid4().hex[:10]}",
             "PYTHONUNBUFFERED": "1",

@@ -266,6 +266,12 @@ class Engine:
         """A legal move drawn at random (the 'random player' of tests and load generators)."""
         return rng.choice(list(self.legal(state, seat)))
 
+    def playout_move(self, state: State, seat: int, rng: random.Random) -> Move:
+        """A quick legal move for ``seat`` in a world played out to judge a decision after the
+        game (``engines.analysis``): on the state, never a view, and many per second. A random
+        move unless the engine knows a better cheap policy."""
+        return self.random_move(state, seat, rng)
+
     def simultaneous_step(self, state: State) -> str | None:
         """An id of the step now open when its seats move at the same time and in secret
         (Pizza Party's picks, La Part du Chef's chilli assignment), else None. Two such steps in a

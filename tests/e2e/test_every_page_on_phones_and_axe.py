@@ -38,6 +38,8 @@ PUBLIC_PAGES = [
     "/how-to-play/part-du-chef/",
     "/how-to-play/pizza-party/",
     "/how-to-play/cafe-fatal/",
+    "/bots/part-du-chef/3/",
+    "/bots/pizza-party/1/",
     "/accounts/login/",
     "/accounts/signup/",
 ]

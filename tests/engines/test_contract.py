@@ -293,3 +293,13 @@ REDEALS = 2
 def test_an_engine_offers_bot_levels_starting_at_one(engine):
     assert engine.bot_levels and engine.bot_levels[0] == 1
     assert list(engine.bot_levels) == sorted(set(engine.bot_levels))
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=by_slug)
+def test_a_playout_move_is_a_legal_move_of_the_seat_to_move(engine):
+    """``playout_move`` (the analysis's playouts; a random move by default) plays by the rules."""
+    rng = random.Random(6)
+    for n, options, seed in games(engine, per_table=1):
+        for state, seat, _ in some_positions(engine, n, options, seed):
+            if seat is not None and seat != CHANCE:
+                engine.check(state, seat, engine.playout_move(state, seat, rng))
