@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
@@ -22,7 +22,44 @@ def _away(operation: str, error: RedisError) -> None:
     logger.warning("the cache is away (%s): %s skipped", error, operation)
 
 
+class ReusedRedisClient(RedisCacheClient):
+    """Django's client makes a new ``redis.Redis`` object for every command (about as costly as
+    the command itself: a rate-limited API request ran nine); one per connection pool does, as
+    ``redis.Redis`` is safe to share between threads (each command borrows a pooled connection)."""
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        pool = self._get_connection_pool(write)
+        clients = vars(self).setdefault("_clients", {})
+        client = clients.get(id(pool))
+        if client is None:
+            client = clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
 class ForgivingRedisCache(RedisCache):
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = ReusedRedisClient
+
+    def count_hit(self, key: str, window: list[str], timeout: int) -> int:
+        """Count one hit in the counter ``key`` (made with ``timeout`` seconds to live if new)
+        and answer the sum of the counters ``window`` after it, in one round trip (a
+        transaction, so a counter is never made without its lifetime). 0 while Redis is away:
+        limits pause then."""
+        client = self._cache.get_client(key, write=True)
+        keys = [self.make_and_validate_key(k) for k in window]
+        counter = self.make_and_validate_key(key)
+        try:
+            with client.pipeline(transaction=True) as pipe:
+                pipe.set(counter, 0, ex=timeout, nx=True)
+                pipe.incr(counter)
+                pipe.mget(keys)
+                *_counted, values = pipe.execute()
+        except RedisError as error:
+            _away("count_hit", error)
+            return 0
+        return sum(int(v) for v in values if v is not None)
+
     def add(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> bool:
