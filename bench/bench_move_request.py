@@ -231,7 +231,10 @@ def profile(table: Table) -> None:
         profiler.enable()
         table.post(token)
         profiler.disable()
-    pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+    stats = pstats.Stats(profiler)
+    if os.environ.get("PROFILE_FILE"):
+        stats.dump_stats(os.environ["PROFILE_FILE"])
+    stats.sort_stats("cumulative").print_stats(45)
 
 
 if __name__ == "__main__":
