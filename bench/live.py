@@ -50,6 +50,8 @@ VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
 GAME = "part-du-chef"
 SEATS = 3
 PUSH_TIMEOUT = 60.0
+#: ``--look always``: the next mover GETs the table before each move, even when not needed.
+LOOK_ALWAYS = False
 
 
 # --- what the machine's processes spend ---------------------------------------------------------
@@ -365,7 +367,7 @@ class SiteTable:
             return False
         seat = self.data["to_move"][0]
         mover = self.by_seat[seat]
-        if self.data.get("you") != self.data["to_move"][0]:
+        if self.data.get("you") != seat and (LOOK_ALWAYS or not chosen_in_public(self.data)):
             _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
         move = choose_move(self.data, rng)
         started = time.perf_counter()
@@ -418,6 +420,14 @@ class SiteTable:
                     f"{played} in the record"
                 )
         return problems
+
+
+def chosen_in_public(data: dict[str, Any]) -> bool:
+    """Whether the next mover's move can be chosen from the table the last mover was answered
+    (the version and what every seat sees: cutting and taking need no more), as a player who
+    read the table from their socket's push; else the next mover looks at it first (``GET``),
+    as ``--look always`` does for every move."""
+    return data.get("view", {}).get("phase") in ("cut", "take")
 
 
 def choose_move(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -639,7 +649,8 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
     sockets = args.tables * SEATS
     print(
         f"\n== live: {args.mode}, {args.tables} tables ({sockets} seat sockets), "
-        f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s"
+        f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
+        f"GET before a move: {args.look}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
     print(f"{'':8}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
@@ -696,6 +707,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--idle", type=int, default=0, help="extra watching sockets")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument(
+        "--look",
+        choices=("when-needed", "always"),
+        default="when-needed",
+        help="the next mover GETs the table before every move (always), or only when the last "
+        "move's answer does not show enough to choose one (cutting and taking need no GET)",
+    )
     parser.add_argument("--smoke", action="store_true", help="CI: 20 s, 10 tables, 1 move/s each")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -705,6 +723,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    global LOOK_ALWAYS
+    LOOK_ALWAYS = args.look == "always"
     with tempfile.TemporaryDirectory() as tmp:
         site = LiveSite(Path(tmp), {"PDC_WORKER_TICK": "1.0"})
         try:
