@@ -36,6 +36,19 @@ class ReusedRedisClient(RedisCacheClient):
         return client
 
 
+#: KEYS[1]: the counter to count a hit in (ARGV[1]: its lifetime in seconds if new); KEYS[2…]:
+#: the counters to sum after it. Counters are plain integers, as Django's cache stores them.
+COUNT_HIT = """
+redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+redis.call('INCR', KEYS[1])
+local total = 0
+for i = 2, #KEYS do
+  total = total + (tonumber(redis.call('GET', KEYS[i])) or 0)
+end
+return total
+"""
+
+
 class ForgivingRedisCache(RedisCache):
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
         super().__init__(server, params)
@@ -43,22 +56,22 @@ class ForgivingRedisCache(RedisCache):
 
     def count_hit(self, key: str, window: list[str], timeout: int) -> int:
         """Count one hit in the counter ``key`` (made with ``timeout`` seconds to live if new)
-        and answer the sum of the counters ``window`` after it, in one round trip (a
-        transaction, so a counter is never made without its lifetime). 0 while Redis is away:
+        and answer the sum of the counters ``window`` after it: one script, so one command and
+        one answer (and a counter is never made without its lifetime). 0 while Redis is away:
         limits pause then."""
-        client = self._cache.get_client(key, write=True)
-        keys = [self.make_and_validate_key(k) for k in window]
-        counter = self.make_and_validate_key(key)
+        keys = [self.make_and_validate_key(key), *(self.make_and_validate_key(k) for k in window)]
         try:
-            with client.pipeline(transaction=True) as pipe:
-                pipe.set(counter, 0, ex=timeout, nx=True)
-                pipe.incr(counter)
-                pipe.mget(keys)
-                *_counted, values = pipe.execute()
+            return int(self._count_hit_script()(keys=keys, args=[timeout]))
         except RedisError as error:
             _away("count_hit", error)
             return 0
-        return sum(int(v) for v in values if v is not None)
+
+    def _count_hit_script(self) -> Any:
+        script = vars(self).get("_count_hit")
+        if script is None:
+            client = self._cache.get_client(None, write=True)
+            script = self.__dict__["_count_hit"] = client.register_script(COUNT_HIT)
+        return script
 
     def add(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
