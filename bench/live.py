@@ -287,6 +287,8 @@ async def close_socket(watcher: Watcher) -> None:
 @dataclass
 class Tally:
     latencies: list[float] = field(default_factory=list)
+    #: The move's POST sent → its answer received (the request's part of the latency).
+    answers: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     missing: int = 0
     moves: int = 0
@@ -377,6 +379,7 @@ class SiteTable:
             mover,
             {"version": self.data["version"], "move": move},
         )
+        tally.answers.append(time.perf_counter() - started)
         if status != 200:
             tally.errors[status] += 1
             _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
@@ -662,6 +665,13 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             f"{ms(t.percentile(50)):>10}{ms(t.percentile(95)):>10}{ms(t.percentile(99)):>10}"
             f"  {errors:>6}  {t.missing:>7}"
         )
+    for phase in phases:
+        if phase.tally.answers:
+            answers = sorted(phase.tally.answers)
+            p50, p99 = (
+                answers[min(len(answers) - 1, round(p * (len(answers) - 1)))] for p in (0.5, 0.99)
+            )
+            print(f"{phase.name}: the move's POST answered in p50 {ms(p50)}, p99 {ms(p99)}")
     named = {p.name: p for p in phases}
     if "floor" in named and "site" in named:
         floor, site_phase = named["floor"].tally, named["site"].tally
