@@ -54,9 +54,21 @@ class Ring(AsyncHttpConsumer):
         )
 
 
+class Ping(AsyncHttpConsumer):
+    """A trivial endpoint: daphne's own cost of an HTTP request (``bench/bench_http.py``)."""
+
+    async def handle(self, body: bytes) -> None:
+        await self.send_response(200, b"{}", headers=[(b"Content-Type", b"application/json")])
+
+
 application = ProtocolTypeRouter(
     {
-        "http": URLRouter([path("send/<int:table>/<int:version>", Ring.as_asgi())]),
+        "http": URLRouter(
+            [
+                path("send/<int:table>/<int:version>", Ring.as_asgi()),
+                path("ping", Ping.as_asgi()),
+            ]
+        ),
         "websocket": URLRouter([path("ws/floor/<int:table>/", Echo.as_asgi())]),
     }
 )

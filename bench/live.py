@@ -50,6 +50,8 @@ VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
 GAME = "part-du-chef"
 SEATS = 3
 PUSH_TIMEOUT = 60.0
+#: ``--look always``: the next mover GETs the table before each move, even when not needed.
+LOOK_ALWAYS = False
 
 
 # --- what the machine's processes spend ---------------------------------------------------------
@@ -285,6 +287,8 @@ async def close_socket(watcher: Watcher) -> None:
 @dataclass
 class Tally:
     latencies: list[float] = field(default_factory=list)
+    #: The move's POST sent → its answer received (the request's part of the latency).
+    answers: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     missing: int = 0
     moves: int = 0
@@ -365,7 +369,7 @@ class SiteTable:
             return False
         seat = self.data["to_move"][0]
         mover = self.by_seat[seat]
-        if self.data.get("you") != self.data["to_move"][0]:
+        if self.data.get("you") != seat and (LOOK_ALWAYS or not chosen_in_public(self.data)):
             _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
         move = choose_move(self.data, rng)
         started = time.perf_counter()
@@ -375,6 +379,7 @@ class SiteTable:
             mover,
             {"version": self.data["version"], "move": move},
         )
+        tally.answers.append(time.perf_counter() - started)
         if status != 200:
             tally.errors[status] += 1
             _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
@@ -418,6 +423,14 @@ class SiteTable:
                     f"{played} in the record"
                 )
         return problems
+
+
+def chosen_in_public(data: dict[str, Any]) -> bool:
+    """Whether the next mover's move can be chosen from the table the last mover was answered
+    (the version and what every seat sees: cutting and taking need no more), as a player who
+    read the table from their socket's push; else the next mover looks at it first (``GET``),
+    as ``--look always`` does for every move."""
+    return data.get("view", {}).get("phase") in ("cut", "take")
 
 
 def choose_move(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -639,7 +652,8 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
     sockets = args.tables * SEATS
     print(
         f"\n== live: {args.mode}, {args.tables} tables ({sockets} seat sockets), "
-        f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s"
+        f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
+        f"GET before a move: {args.look}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
     print(f"{'':8}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
@@ -651,6 +665,13 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             f"{ms(t.percentile(50)):>10}{ms(t.percentile(95)):>10}{ms(t.percentile(99)):>10}"
             f"  {errors:>6}  {t.missing:>7}"
         )
+    for phase in phases:
+        if phase.tally.answers:
+            answers = sorted(phase.tally.answers)
+            p50, p99 = (
+                answers[min(len(answers) - 1, round(p * (len(answers) - 1)))] for p in (0.5, 0.99)
+            )
+            print(f"{phase.name}: the move's POST answered in p50 {ms(p50)}, p99 {ms(p99)}")
     named = {p.name: p for p in phases}
     if "floor" in named and "site" in named:
         floor, site_phase = named["floor"].tally, named["site"].tally
@@ -696,6 +717,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--idle", type=int, default=0, help="extra watching sockets")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument(
+        "--look",
+        choices=("when-needed", "always"),
+        default="when-needed",
+        help="the next mover GETs the table before every move (always), or only when the last "
+        "move's answer does not show enough to choose one (cutting and taking need no GET)",
+    )
     parser.add_argument("--smoke", action="store_true", help="CI: 20 s, 10 tables, 1 move/s each")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -705,6 +733,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    global LOOK_ALWAYS
+    LOOK_ALWAYS = args.look == "always"
     with tempfile.TemporaryDirectory() as tmp:
         site = LiveSite(Path(tmp), {"PDC_WORKER_TICK": "1.0"})
         try:

@@ -114,7 +114,9 @@ def body_json(request: HttpRequest) -> dict[str, Any]:
 
 
 def _match_or_404(match_id: int, user: Any, invite: str | None = None) -> Match:
-    match = Match.objects.filter(pk=match_id).prefetch_related("seats__user").first()
+    match = (
+        Match.objects.filter(pk=match_id).prefetch_related(services.seats_with_players()).first()
+    )
     # A private table the caller may not see answers exactly like a missing one.
     if match is None or not services.may_watch(match, user, invite):
         raise ApiError(_("There is no such table."), 404)
@@ -316,7 +318,8 @@ def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     if not ratelimit.allow_move(user.pk):
         raise ApiError(_("Too many moves: slow down."), 429)
     match = services.play(match_id, user, data["move"], data["version"])
-    return JsonResponse(table_json(_match_or_404(match.pk, user), user))
+    # The match as the move left it, with its seats: what a read of it now would give.
+    return JsonResponse(table_json(match, user))
 
 
 @endpoint("GET")

@@ -23,7 +23,9 @@ from functools import cache as memoise
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+
+from pdc_site.cache import ForgivingRedisCache
 
 #: A player may make 30 moves per 10 seconds, whether through the pages or the API.
 MOVES_PER_WINDOW = (30, 10)
@@ -51,15 +53,23 @@ def take(key: str, limit: int, window_seconds: float) -> str | None:
     for attempts that count only when they fail, such as logins."""
     slots = _slot_keys(key, window_seconds)
     current = slots[-1]
-    if not cache.add(current, 1, timeout=_lifetime(window_seconds)):
-        try:
-            cache.incr(current)
-        except ValueError:  # the slot expired between add and incr
-            cache.add(current, 1, timeout=_lifetime(window_seconds))
-    if _total(slots) > limit:
+    if _count_hit(current, slots, _lifetime(window_seconds)) > limit:
         give_back(current)
         return None
     return current
+
+
+def _count_hit(current: str, slots: list[str], lifetime: int) -> int:
+    """Count a hit in the slot ``current``; the hits in ``slots`` (it among them) after it."""
+    backend = caches["default"]
+    if isinstance(backend, ForgivingRedisCache):
+        return backend.count_hit(current, slots, lifetime)  # one round trip to Redis
+    if not cache.add(current, 1, timeout=lifetime):
+        try:
+            cache.incr(current)
+        except ValueError:  # the slot expired between add and incr
+            cache.add(current, 1, timeout=lifetime)
+    return _total(slots)
 
 
 def give_back(ticket: str) -> None:
@@ -72,6 +82,15 @@ def give_back(ticket: str) -> None:
 def full(key: str, limit: int, window_seconds: float) -> bool:
     """Whether ``key`` has had ``limit`` hits in the last ``window_seconds`` (counting nothing)."""
     return _total(_slot_keys(key, window_seconds)) >= limit
+
+
+def full_reading(key: str, limit: int, window_seconds: float, other: str) -> tuple[bool, Any]:
+    """``full(key, …)`` and the cache's value for the key ``other`` (None when it has none),
+    read together in one round trip."""
+    slots = _slot_keys(key, window_seconds)
+    found = cache.get_many([*slots, other])
+    value = found.pop(other, None)
+    return sum(found.values()) >= limit, value
 
 
 def seconds_until_free(key: str, limit: int, window_seconds: float) -> float:

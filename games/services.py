@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -157,19 +157,32 @@ def lobby_tables(user: AbstractBaseUser | None) -> QuerySet[Match]:
     )
 
 
-def _locked(match_id: int) -> Match:
+def _locked(match_id: int, with_seats: bool = False) -> Match:
+    """The match row, locked. ``with_seats``: its seats (with their players) read at once and
+    kept, for a change that adds or removes no seat (``match.seats.all()`` then costs no query)."""
+    query = Match.objects.select_for_update()
+    if with_seats:
+        query = query.prefetch_related(seats_with_players())
     try:
-        return Match.objects.select_for_update().get(pk=match_id)
+        return query.get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
         raise NotFound(_("There is no such table.")) from None
 
 
+def seats_with_players() -> Prefetch:
+    """A match's seats and their players in one query (``prefetch_related`` on matches)."""
+    return Prefetch("seats", queryset=Seat.objects.select_related("user"))
+
+
 def _locked_for(
-    match_id: int, user: AbstractBaseUser | None, invite_code: str | None = None
+    match_id: int,
+    user: AbstractBaseUser | None,
+    invite_code: str | None = None,
+    with_seats: bool = False,
 ) -> Match:
     """The match row, locked, if ``user`` may see the table: a private table they may not see
     answers exactly like a missing one, so that its existence is not given away."""
-    match = _locked(match_id)
+    match = _locked(match_id, with_seats)
     if not may_watch(match, user, invite_code):
         raise NotFound(_("There is no such table."))
     return match
@@ -396,7 +409,8 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
     turn, the version, the rules; then applies, logs, snapshots, bumps the version, sets the next
     deadline and, when the game is over, finishes the match."""
     with transaction.atomic():
-        match = _locked_for(match_id, user)
+        # A move adds no seat: the seats are read once, with the lock, and kept for the answer.
+        match = _locked_for(match_id, user, with_seats=True)
         seat = own_seat(match, user)
         if not match.is_playing:
             raise Conflict(_("This match is not being played."))
@@ -534,17 +548,34 @@ def _invite(match: Match, by: AbstractBaseUser, to_user_id: int) -> None:
 
 
 def _apply(match: Match, engine: Engine, seat: int, move: Any, by_bot: bool) -> None:
+    """Apply a move to the state and log it. The Move rows of one change (the player's move,
+    then the chance and bot moves it brings) are written together, in one insert, when the
+    change is saved (``_save_moves``)."""
     number = len(match.state["log"])
     said = engine.describe_move(match.state, seat, move)
     match.state = engine.apply(match.state, seat, move)
-    Move.objects.create(
-        match=match,
-        number=number,
-        seat=seat,
-        payload=move,
-        description=said.as_json() if said else None,
-        by_bot=by_bot,
+    _unsaved_moves(match).append(
+        Move(
+            match=match,
+            number=number,
+            seat=seat,
+            payload=move,
+            description=said.as_json() if said else None,
+            by_bot=by_bot,
+        )
     )
+
+
+def _unsaved_moves(match: Match) -> list[Move]:
+    return vars(match).setdefault("_unsaved_moves", [])
+
+
+def _save_moves(match: Match) -> None:
+    """Write the moves applied since the match was last saved."""
+    moves = _unsaved_moves(match)
+    if moves:
+        Move.objects.bulk_create(moves)
+        moves.clear()
 
 
 def _rng(match: Match, purpose: str) -> random.Random:
@@ -672,6 +703,7 @@ def end_match(match: Match, status: str, reason: str) -> None:
     match.finished_at = timezone.now()
     match.deadline = None
     match.step, match.step_version = "", None
+    _save_moves(match)
     match.save()
     match_ended.send(sender=Match, match=match)
     notify.after_commit(match, lobby=True)
@@ -718,6 +750,7 @@ def _changed(match: Match, lobby: bool = False) -> None:
             match.deadline = None  # a thinking bot's turn, now played: no timer runs here
         if _worker_bot_due(match, engine, {seat.index: seat for seat in match.seats.all()}):
             match.deadline = timezone.now()
+    _save_moves(match)
     match.save()
     notify.after_commit(match, lobby=lobby)
 

@@ -4,16 +4,16 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
 
-from django.core.asgi import get_asgi_application
+import django
 
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
-from pdc_site.request_threads import RequestThreads  # noqa: E402
+from pdc_site.request_threads import OneHopHandler, RequestThreads  # noqa: E402
 from pdc_site.static import StaticFiles  # noqa: E402
 
-django_asgi_app = RequestThreads(django_asgi_app)
+django_asgi_app = RequestThreads(OneHopHandler())
 if settings.SERVE_STATIC:
     django_asgi_app = StaticFiles(django_asgi_app)
 

@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
@@ -22,7 +22,57 @@ def _away(operation: str, error: RedisError) -> None:
     logger.warning("the cache is away (%s): %s skipped", error, operation)
 
 
+class ReusedRedisClient(RedisCacheClient):
+    """Django's client makes a new ``redis.Redis`` object for every command (about as costly as
+    the command itself: a rate-limited API request ran nine); one per connection pool does, as
+    ``redis.Redis`` is safe to share between threads (each command borrows a pooled connection)."""
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        pool = self._get_connection_pool(write)
+        clients = vars(self).setdefault("_clients", {})
+        client = clients.get(id(pool))
+        if client is None:
+            client = clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+#: KEYS[1]: the counter to count a hit in (ARGV[1]: its lifetime in seconds if new); KEYS[2…]:
+#: the counters to sum after it. Counters are plain integers, as Django's cache stores them.
+COUNT_HIT = """
+redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+redis.call('INCR', KEYS[1])
+local total = 0
+for i = 2, #KEYS do
+  total = total + (tonumber(redis.call('GET', KEYS[i])) or 0)
+end
+return total
+"""
+
+
 class ForgivingRedisCache(RedisCache):
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = ReusedRedisClient
+
+    def count_hit(self, key: str, window: list[str], timeout: int) -> int:
+        """Count one hit in the counter ``key`` (made with ``timeout`` seconds to live if new)
+        and answer the sum of the counters ``window`` after it: one script, so one command and
+        one answer (and a counter is never made without its lifetime). 0 while Redis is away:
+        limits pause then."""
+        keys = [self.make_and_validate_key(key), *(self.make_and_validate_key(k) for k in window)]
+        try:
+            return int(self._count_hit_script()(keys=keys, args=[timeout]))
+        except RedisError as error:
+            _away("count_hit", error)
+            return 0
+
+    def _count_hit_script(self) -> Any:
+        script = vars(self).get("_count_hit")
+        if script is None:
+            client = self._cache.get_client(None, write=True)
+            script = self.__dict__["_count_hit"] = client.register_script(COUNT_HIT)
+        return script
+
     def add(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> bool:

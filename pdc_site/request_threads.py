@@ -16,7 +16,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from asgiref.sync import ThreadSensitiveContext
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+from django.http import HttpRequest, HttpResponseBase
 
 #: Threads kept for the next requests once their request has ended.
 KEEP = 32
@@ -49,3 +51,20 @@ class RequestThreads:
             self.idle.append(thread)
         else:
             thread.shutdown(wait=False)
+
+
+class OneHopHandler(ASGIHandler):
+    """Django's ASGI handler, with the middleware chain run as one synchronous call.
+
+    Under ASGI Django runs its middleware in async mode, and each of the site's middleware (all
+    synchronous code: sessions, locale, the gate, CSRF…) then hops to the request's thread and
+    back for its ``process_request`` and again for its ``process_response``: about twenty hops
+    a request, each a wake-up of the event loop that every socket of the process shares. Here
+    the whole chain and the view run in one hop, as under WSGI; an async view (the long poll)
+    runs on the event loop from there, as Django runs async views under WSGI."""
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)

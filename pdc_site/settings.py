@@ -187,6 +187,10 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+#: Each process remembers the API tokens it has looked up (players/auth.py), which needs a cache
+#: that every process shares (where a revoke tells them all): on with Redis.
+API_TOKEN_CACHE = env_flag("API_TOKEN_CACHE", default=bool(REDIS_URL))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -12,6 +12,7 @@ from django.utils.translation import ngettext
 
 from pdc_site.readonly_admin import ReadOnlyAdmin
 
+from .auth import tokens_changed
 from .models import ApiToken, Friendship
 
 
@@ -26,6 +27,7 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     @admin.action(description=_("Revoke the selected tokens"), permissions=["view"])
     def revoke(self, request: HttpRequest, tokens: QuerySet[ApiToken]) -> None:
         count = tokens.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        tokens_changed()  # an update sends no signal: every process must forget them
         text = ngettext("%(count)d token revoked.", "%(count)d tokens revoked.", count)
         messages.info(request, text % {"count": count})
 

@@ -3,17 +3,47 @@
 
 from __future__ import annotations
 
+import copy
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import ratelimit
 
-from .models import ApiToken
+from .models import ApiToken, hash_token
 
 #: Unknown or revoked tokens one address may send per window (seconds).
 TOKEN_FAILURES_PER_WINDOW = (20, 600)
+#: The shared cache's key for the tokens' generation: a new random value whenever a token or a
+#: user changes (``tokens_changed``), so that every process drops the tokens it knows.
+GENERATION_KEY = "api-tokens:generation"
+#: Tokens one process remembers at most (it forgets them all past it).
+KNOWN_TOKENS_MAX = 10_000
+#: How often a token's ``last_used_at`` is written (a minute's precision is enough).
+LAST_USED_SECONDS = 60
+
+
+@dataclass
+class _Known:
+    """A token this process has looked up, valid while the generation is still ``generation``."""
+
+    generation: str
+    token_id: int
+    user: Any
+    last_used_at: datetime | None
+
+
+#: Token hash -> what the last lookup found (``settings.API_TOKEN_CACHE``).
+_known: dict[str, _Known] = {}
 
 
 class ApiAuthError(Exception):
@@ -32,15 +62,72 @@ def _csrf_failure(request: HttpRequest) -> bool:
 def _token_user(raw: str, address: str):
     """The token's user. Unknown tokens are counted per address; past the limit the address is
     refused before any lookup, so a script guessing tokens (or stuck on a revoked one) costs
-    no more queries."""
+    no more queries.
+
+    With ``settings.API_TOKEN_CACHE`` (a cache shared by every process), a process remembers
+    the tokens it found, and trusts what it remembers only while the shared generation is the
+    one it was found under: revoking a token, or any change of a user, sets a new generation
+    (``tokens_changed``), so that the next request on every process looks it up again. The
+    generation is read in the same round trip as the failures; while the cache is away there is
+    none, and every request looks its token up."""
     key = f"token-failures:{address}"
-    if ratelimit.full(key, *TOKEN_FAILURES_PER_WINDOW):
+    full, generation = ratelimit.full_reading(key, *TOKEN_FAILURES_PER_WINDOW, GENERATION_KEY)
+    if full:
         raise ApiAuthError(_("Too many unknown tokens from your address: try again later."), 429)
-    user = ApiToken.user_for(raw)
-    if user is None:
+    key_hash = hash_token(raw)
+    known = _known.get(key_hash) if settings.API_TOKEN_CACHE else None
+    if known is not None and generation is not None and known.generation == generation:
+        _note_use(known)
+        # A copy: a request may set attributes on its user; the next one starts afresh.
+        return copy.copy(known.user)
+    if settings.API_TOKEN_CACHE and generation is None:
+        generation = _new_generation(only_if_none=True)
+    token = ApiToken.find(key_hash)
+    if token is None:
         ratelimit.allow(key, *TOKEN_FAILURES_PER_WINDOW)
         raise ApiAuthError(_("This token is unknown or has been revoked."), 401)
-    return user
+    if settings.API_TOKEN_CACHE and generation is not None:
+        if len(_known) >= KNOWN_TOKENS_MAX:
+            _known.clear()
+        _known[key_hash] = _Known(generation, token.pk, token.user, token.last_used_at)
+        _note_use(_known[key_hash])
+    else:
+        _note_use(_Known("", token.pk, token.user, token.last_used_at))
+    return copy.copy(token.user) if settings.API_TOKEN_CACHE else token.user
+
+
+def _note_use(known: _Known) -> None:
+    """Write when the token was last used, at most once a minute."""
+    now = timezone.now()
+    if known.last_used_at is None or (now - known.last_used_at).total_seconds() > LAST_USED_SECONDS:
+        ApiToken.objects.filter(pk=known.token_id).update(last_used_at=now)
+        known.last_used_at = now
+
+
+def _new_generation(only_if_none: bool = False) -> str | None:
+    """Set a new random generation (``only_if_none``: only where there is none yet); the
+    generation now in force, or None when the cache cannot tell (it is away)."""
+    value = secrets.token_hex(8)
+    if only_if_none:
+        if cache.add(GENERATION_KEY, value, timeout=None):
+            return value
+        return cache.get(GENERATION_KEY)
+    cache.set(GENERATION_KEY, value, timeout=None)
+    return value
+
+
+def tokens_changed(**_signal: Any) -> None:
+    """A token or a user changed (revoked, deleted, deactivated…): every process forgets the
+    tokens it knows (a signal receiver; call it after a bulk ``update`` of either)."""
+    _known.clear()
+    _new_generation()
+
+
+def user_changed(update_fields: Any = None, **signal: Any) -> None:
+    """A saved user: a login only writes ``last_login``, which changes nothing a token needs."""
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
+        return
+    tokens_changed()
 
 
 def api_user(request: HttpRequest):

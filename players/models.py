@@ -53,15 +53,18 @@ class ApiToken(models.Model):
         return token, raw
 
     @classmethod
-    def user_for(cls, raw: str):
-        token = cls.objects.active().select_related("user").filter(key_hash=hash_token(raw)).first()
+    def find(cls, key_hash: str) -> ApiToken | None:
+        """The active token with this hash, with its user, if that user is active."""
+        token = cls.objects.active().select_related("user").filter(key_hash=key_hash).first()
         if token is None or not token.user.is_active:
             return None
-        now = timezone.now()
-        # Writing on every request would make each API call a write; a minute's precision is enough.
-        if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
-            cls.objects.filter(pk=token.pk).update(last_used_at=now)
-        return token.user
+        return token
+
+    @classmethod
+    def user_for(cls, raw: str):
+        """The active user of the active token ``raw``, or None."""
+        token = cls.find(hash_token(raw))
+        return None if token is None else token.user
 
     @property
     def revoked(self) -> bool:

@@ -64,3 +64,43 @@ async def test_requests_at_the_same_time_each_have_a_thread_of_their_own():
         assert first == second  # one request stays on its thread
     assert len({first for first, _ in django.threads}) == 3
     assert len(app.idle) == 3  # lent again to the next requests
+
+
+async def get(application, path: str) -> dict:
+    from channels.testing import HttpCommunicator
+
+    communicator = HttpCommunicator(application, "GET", path, headers=[(b"host", b"localhost")])
+    communicator.scope["server"] = ("localhost", 80)
+    return await communicator.get_response()
+
+
+@pytest.mark.django_db
+async def test_a_request_runs_its_middleware_and_view_in_one_hop_to_its_thread(monkeypatch):
+    """The whole middleware chain and the view are one synchronous call (pdc_site.request_threads
+    .OneHopHandler): a request hops to its thread for Django's request_started signal, for the
+    chain and to close the response, not once or twice for every middleware as well."""
+    from asgiref.sync import SyncToAsync
+
+    from pdc_site.asgi import application
+
+    hops = []
+    call = SyncToAsync.__call__
+
+    async def counted(self, *args, **kwargs):
+        hops.append(self.func)
+        return await call(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counted)
+    response = await get(application, "/api/games")
+    assert response["status"] == 200 and b"part-du-chef" in response["body"]
+    assert len(hops) <= 3, hops
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_async_view_still_answers_through_the_one_hop_chain():
+    """``GET /api/tables/<id>`` is an async view (it may wait, as a long poll): it runs on the
+    event loop from inside the synchronous chain."""
+    from pdc_site.asgi import application
+
+    response = await get(application, "/api/tables/999999")
+    assert response["status"] == 404 and b"error" in response["body"]

@@ -1,0 +1,164 @@
+"""A move's ``POST`` through the site's ASGI application, in process: CPU milliseconds per move,
+with Django's stock ASGI handler and with the site's (``OneHopHandler``, one hop to the request's
+thread), taking turns. Unlike ``bench_move_request.py`` (Django's test client) it pays what a
+daphne process pays apart from HTTP itself: the request's thread hops, its signals, its pooled
+database connection, and the doorbell rung on a running event loop.
+
+    DATABASE_URL=postgres://… REDIS_URL=redis://… .venv/bin/python bench/bench_move_asgi.py
+
+It needs PostgreSQL (a fresh database, dropped afterwards); ``REDIS_URL`` puts the rate limits
+and the doorbell in Redis as on the live site.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MOVES = 60
+ROUNDS = 2
+
+
+def main() -> int:
+    from tests.live_server import scratch_postgres
+
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        print("set DATABASE_URL to a PostgreSQL server")
+        return 1
+    os.environ["DJANGO_DEBUG"] = "0"
+    with scratch_postgres(url, "pdc_bench_asgi") as scratch:
+        os.environ["DATABASE_URL"] = scratch
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        asyncio.run(measure())
+    return 0
+
+
+class Players:
+    """Three players at a table, and the next move's path, token and body (made outside the
+    timing); a new table when a match ends."""
+
+    def __init__(self) -> None:
+        from django.contrib.auth import get_user_model
+
+        from games import api, ratelimit
+        from games.engines import get_engine
+        from players.models import ApiToken
+
+        # They move as fast as they can: the limits are raised, still counted in the cache.
+        ratelimit.MOVES_PER_WINDOW = api.CALLS_PER_WINDOW = (10**9, 60)
+        user_model = get_user_model()
+        self.users = [user_model.objects.create(username=f"asgi{i}") for i in range(3)]
+        self.tokens = {u.pk: ApiToken.issue(u, "bench")[1] for u in self.users}
+        self.engine = get_engine("part-du-chef")
+        self.rng = random.Random(1)
+        self.match = self.new_table()
+
+    def new_table(self) -> Any:
+        from games import services
+        from games.models import Match
+
+        match = services.create_table(self.users[0], "part-du-chef", seats=3)
+        for user in self.users[1:]:
+            services.join_table(user, match.pk)
+        return Match.objects.get(pk=match.pk)
+
+    def next_move(self) -> tuple[str, str, bytes]:
+        from django.db import connection
+
+        from games.models import Match
+
+        match = Match.objects.get(pk=self.match.pk)
+        if not match.is_playing:
+            match = self.new_table()
+        self.match = match
+        seat = self.engine.to_move(match.state)[0]
+        user_id = match.seats.get(index=seat).user_id
+        move = self.engine.random_move(match.state, seat, self.rng)
+        body = json.dumps({"version": match.version, "move": move}).encode()
+        connection.close()
+        return f"/api/tables/{match.pk}/moves", self.tokens[user_id], body
+
+
+async def post(app: Any, path: str, token: str, body: bytes) -> int:
+    sent: list[dict] = []
+    received = False
+
+    async def receive() -> dict:
+        nonlocal received
+        if not received:
+            received = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.sleep(3600)  # no disconnect
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "POST",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "scheme": "http",
+        "headers": [
+            (b"host", b"localhost"),
+            (b"content-type", b"application/json"),
+            (b"authorization", f"Bearer {token}".encode()),
+        ],
+        "client": ("127.0.0.1", 1234),
+        "server": ("localhost", 80),
+        "asgi": {"version": "3.0"},
+    }
+    await app(scope, receive, send)
+    return sent[0]["status"]
+
+
+async def measure() -> None:
+    from asgiref.sync import sync_to_async
+    from django.core.asgi import get_asgi_application
+
+    from pdc_site import request_threads
+
+    players = await sync_to_async(Players)()
+    apps = {"Django's ASGI handler": request_threads.RequestThreads(get_asgi_application())}
+    # Absent from older code, which this benchmark also measures (copied into its checkout).
+    one_hop = getattr(request_threads, "OneHopHandler", None)
+    if one_hop is not None:
+        apps["OneHopHandler (the site's)"] = request_threads.RequestThreads(one_hop())
+    for _ in range(ROUNDS):
+        for name, app in apps.items():
+            spent = 0.0
+            for _ in range(MOVES):
+                path, token, body = await sync_to_async(players.next_move)()
+                started = time.process_time()
+                status = await post(app, path, token, body)
+                spent += time.process_time() - started
+                assert status == 200, status
+            print(
+                f"{name:28} POST /api/tables/<id>/moves: {1000 * spent / MOVES:6.2f} ms CPU "
+                f"(load average {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""A move's API requests, in process: milliseconds and queries of the mover's ``GET`` of the table
+and of the ``POST`` of the move, beside a trivial view, on 3-player La Part du Chef tables played
+with API tokens (what ``bench/live.py`` sends, without daphne and sockets in the way).
+
+Run: ``.venv/bin/python bench/bench_move_request.py`` (half a minute). With ``DATABASE_URL`` set
+it runs on PostgreSQL, in a fresh database that it drops afterwards (SQLite otherwise);
+``REDIS_URL`` puts the rate limits in Redis as on the live site. ``--profile`` prints where the
+POST's CPU time goes (cProfile, cumulative). Medians of wall time and of this process's CPU time
+(what a daphne process would spend; the database's own CPU is not in it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MOVES = 300
+SEATS = 3
+GAME = "part-du-chef"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=MOVES)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--queries", action="store_true", help="print the SQL of one move")
+    args = parser.parse_args()
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith("postgres"):
+        from tests.live_server import scratch_postgres
+
+        with scratch_postgres(url, "pdc_bench_move") as scratch:
+            os.environ["DATABASE_URL"] = scratch
+            return run(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["SQLITE_PATH"] = str(Path(tmp) / "bench.sqlite3")
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
+    os.environ["DJANGO_DEBUG"] = "0"
+    import django
+
+    django.setup()
+    from django.core.cache import cache
+    from django.core.management import call_command
+    from django.test import Client
+
+    from games import api, ratelimit
+
+    call_command("migrate", verbosity=0)
+    cache.clear()
+    # Three players move here as fast as they can: the limits are raised, not skipped, so that
+    # every request still counts its hits in the cache as on the site.
+    ratelimit.MOVES_PER_WINDOW = api.CALLS_PER_WINDOW = (10**9, 60)
+    client = Client(HTTP_HOST="localhost")
+    table = Table(client, make_tokens(SEATS))
+    table.open()
+    for _ in range(20):  # warm up
+        table.move()
+    times: dict[str, list[float]] = {"trivial": [], "get": [], "post": []}
+    cpu_times: dict[str, list[float]] = {"trivial": [], "get": [], "post": []}
+    queries: dict[str, list[int]] = {"trivial": [], "get": [], "post": []}
+    for _ in range(args.moves):
+        table.timed(times, cpu_times, queries)
+    print(f"{args.moves} moves, {connection_vendor()}, load average {os.getloadavg()[0]:.1f}")
+    floor = statistics.median(times["trivial"])
+    cpu_floor = statistics.median(cpu_times["trivial"])
+    print(
+        f"{'':34} {'median':>9} {'ratio':>7} {'CPU':>9} {'ratio':>7} {'queries (median, max)':>22}"
+    )
+    labels = {
+        "trivial": "trivial view (GET /api/games)",
+        "get": "GET /api/tables/<id> (the mover)",
+        "post": "POST /api/tables/<id>/moves",
+    }
+    for key, label in labels.items():
+        median, cpu = statistics.median(times[key]), statistics.median(cpu_times[key])
+        counts = queries[key]
+        print(
+            f"{label:34} {median:6.2f} ms {median / floor:6.1f}x {cpu:6.2f} ms"
+            f" {cpu / cpu_floor:6.1f}x {statistics.median(counts):>14.0f}, {max(counts)}"
+        )
+    if args.queries:
+        print_queries(table)
+    if args.profile:
+        profile(table)
+    return 0
+
+
+def connection_vendor() -> str:
+    from django.db import connection
+
+    return connection.vendor
+
+
+def make_tokens(count: int) -> list[str]:
+    from django.contrib.auth import get_user_model
+
+    from players.models import ApiToken
+
+    user_model = get_user_model()
+    return [
+        ApiToken.issue(user_model.objects.create(username=f"bench{i}"), "bench")[1]
+        for i in range(count)
+    ]
+
+
+class Table:
+    """A table the bench players play through the API, opening a new one when a match ends."""
+
+    def __init__(self, client: Any, tokens: list[str]) -> None:
+        self.client = client
+        self.tokens = tokens
+        self.rng = random.Random(1)
+
+    def call(self, path: str, token: str, body: Any = None) -> tuple[int, dict]:
+        headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+        if body is None:
+            response = self.client.get(path, **headers)
+        else:
+            response = self.client.post(path, body, content_type="application/json", **headers)
+        return response.status_code, response.json()
+
+    def open(self) -> None:
+        status, data = self.call("/api/tables", self.tokens[0], {"game": GAME, "seats": SEATS})
+        assert status == 201, data
+        self.id = data["id"]
+        for token in self.tokens[1:]:
+            status, data = self.call(f"/api/tables/{self.id}/join", token, {})
+            assert status == 200, data
+        self.by_seat = {}
+        for token in self.tokens:
+            _status, mine = self.call(f"/api/tables/{self.id}", token)
+            self.by_seat[mine["you"]] = token
+        self.data = mine
+
+    def next_mover(self) -> str | None:
+        if self.data.get("status") != "playing" or not self.data.get("to_move"):
+            self.open()
+        return self.by_seat[self.data["to_move"][0]]
+
+    def move(self) -> None:
+        token = self.next_mover()
+        _status, self.data = self.call(f"/api/tables/{self.id}", token)
+        self.post(token)
+
+    def post(self, token: str) -> None:
+        body = {"version": self.data["version"], "move": choose_move(self.data, self.rng)}
+        status, data = self.call(f"/api/tables/{self.id}/moves", token, body)
+        assert status == 200, data
+        self.data = data
+
+    def timed(
+        self,
+        times: dict[str, list[float]],
+        cpu_times: dict[str, list[float]],
+        queries: dict[str, list[int]],
+    ) -> None:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        token = self.next_mover()
+        steps = {
+            "trivial": lambda: self.client.get("/api/games"),
+            "get": lambda: setattr(self, "data", self.call(f"/api/tables/{self.id}", token)[1]),
+            "post": lambda: self.post(token),
+        }
+        for key, step in steps.items():
+            started, cpu = time.perf_counter(), time.process_time()
+            step()
+            times[key].append((time.perf_counter() - started) * 1000)
+            cpu_times[key].append((time.process_time() - cpu) * 1000)
+        # Counted on the next move's requests, apart from the timing (capturing costs time).
+        token = self.next_mover()
+        for key in ("get", "post"):
+            with CaptureQueriesContext(connection) as captured:
+                if key == "get":
+                    self.data = self.call(f"/api/tables/{self.id}", token)[1]
+                else:
+                    self.post(token)
+            queries[key].append(len(captured.captured_queries))
+        queries["trivial"].append(0)
+
+
+def choose_move(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    view = data["view"]
+    if view["phase"] == "cut":
+        return {"cut": sorted(rng.sample(range(13), view["players"]))}
+    if view["phase"] == "take":
+        free = [p["index"] for p in view["portions"] if p["taken_by"] is None]
+        return {"take": rng.choice(free), "eat": []}
+    return rng.choice(data["legal"])
+
+
+def print_queries(table: Table) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    token = table.next_mover()
+    with CaptureQueriesContext(connection) as get:
+        _status, table.data = table.call(f"/api/tables/{table.id}", token)
+    with CaptureQueriesContext(connection) as post:
+        table.post(token)
+    for label, captured in (("GET", get), ("POST", post)):
+        print(f"-- {label}: {len(captured.captured_queries)} queries")
+        for query in captured.captured_queries:
+            print("  ", query["sql"][:160])
+
+
+def profile(table: Table) -> None:
+    import cProfile
+    import pstats
+
+    # CPU time, not wall time: on a shared machine the wall clock counts other people's work.
+    profiler = cProfile.Profile(time.process_time)
+    for _ in range(100):
+        token = table.next_mover()
+        _status, table.data = table.call(f"/api/tables/{table.id}", token)
+        profiler.enable()
+        table.post(token)
+        profiler.disable()
+    stats = pstats.Stats(profiler)
+    if os.environ.get("PROFILE_FILE"):
+        stats.dump_stats(os.environ["PROFILE_FILE"])
+    stats.sort_stats("cumulative").print_stats(45)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""What a move costs through the JSON API (issue 10: the request path of a move), and the API
+tokens each process remembers, which must stop working the moment they are revoked."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from django.contrib.admin.sites import site as admin_site
+from django.db import connection
+from django.test import Client, RequestFactory
+from django.test.utils import CaptureQueriesContext
+
+from games.engines import get_engine
+from games.models import Match
+from players import auth
+from players.admin import ApiTokenAdmin
+from players.models import ApiToken
+
+from .factories import make_user, started_table
+
+pytestmark = pytest.mark.django_db
+
+#: A move that does not end the match: the token, the locked match, its seats (with their
+#: players), one insert of its moves, one update of the match.
+POST_QUERIES = 5
+#: The same with the token remembered by the process.
+POST_QUERIES_TOKEN_KNOWN = 4
+#: The table: the token, the match, its seats with their players.
+GET_QUERIES = 3
+GET_QUERIES_TOKEN_KNOWN = 2
+
+
+@pytest.fixture
+def tokens_remembered(settings):
+    settings.API_TOKEN_CACHE = True
+    auth._known.clear()
+    yield
+    auth._known.clear()
+
+
+def data_queries(captured: CaptureQueriesContext) -> int:
+    """Queries other than transaction control (which SQLite shows and PostgreSQL does not)."""
+    control = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK")
+    return sum(not q["sql"].upper().startswith(control) for q in captured.captured_queries)
+
+
+def headers_for(users: list) -> list[dict[str, str]]:
+    return [{"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(u, 'bot')[1]}"} for u in users]
+
+
+def post_move(client: Client, match_id: int, version: int, move: dict, headers: dict):
+    body = json.dumps({"version": version, "move": move})
+    return client.post(
+        f"/api/tables/{match_id}/moves", body, content_type="application/json", **headers
+    )
+
+
+def play_through_the_api() -> list[tuple[int, int]]:
+    """Plays a 3-player match to its end through the API, each move after its mover's GET; the
+    queries of every (GET, POST) of a move that did not end the match."""
+    match, users = started_table(players=3)
+    engine = get_engine(match.game)
+    client, rng, headers = Client(), random.Random(3), headers_for(users)
+    for each in headers:  # each token used once: its last_used_at written, maybe remembered
+        assert client.get("/api/games", **each).status_code == 200
+    counts = []
+    while True:
+        match.refresh_from_db()
+        if not match.is_playing:
+            return counts
+        seat = engine.to_move(match.state)[0]
+        with CaptureQueriesContext(connection) as get:
+            table = client.get(f"/api/tables/{match.pk}", **headers[seat]).json()
+        move = engine.random_move(match.state, seat, rng)
+        with CaptureQueriesContext(connection) as post:
+            answer = post_move(client, match.pk, table["version"], move, headers[seat])
+        assert answer.status_code == 200, answer.json()
+        if answer.json()["status"] == "playing":
+            counts.append((data_queries(get), data_queries(post)))
+
+
+def test_a_move_and_the_movers_look_at_the_table_take_a_few_queries(settings):
+    settings.API_TOKEN_CACHE = False
+    counts = play_through_the_api()
+    assert counts
+    assert max(get for get, _post in counts) == GET_QUERIES
+    assert max(post for _get, post in counts) == POST_QUERIES
+
+
+def test_with_its_token_remembered_a_move_takes_one_query_less(tokens_remembered):
+    counts = play_through_the_api()
+    assert max(get for get, _post in counts) == GET_QUERIES_TOKEN_KNOWN
+    assert max(post for _get, post in counts) == POST_QUERIES_TOKEN_KNOWN
+
+
+@pytest.mark.parametrize("mode", ["friendly", "ranked"])
+def test_a_moves_answer_is_the_table_a_look_right_after_it_gives(mode):
+    """The answer is built from the match as the move saved it, not read again: it must be
+    exactly what the mover's next GET shows (ranked: with clocks and Elo)."""
+    match, users = started_table(
+        players=3, mode=mode, turn_seconds=3600 if mode == "ranked" else None
+    )
+    engine = get_engine(match.game)
+    client, rng, headers = Client(), random.Random(5), headers_for(users)
+    for _ in range(12):
+        match.refresh_from_db()
+        seat = engine.to_move(match.state)[0]
+        move = engine.random_move(match.state, seat, rng)
+        answer = post_move(client, match.pk, match.version, move, headers[seat]).json()
+        look = client.get(f"/api/tables/{match.pk}", **headers[seat]).json()
+        for table in (answer, look):
+            for each in table["seats"]:
+                if each["clock"]:  # counts down between the two
+                    each["clock"]["seconds_left"] = None
+        assert answer == look
+
+
+def test_a_moves_answer_at_the_end_of_the_match_is_the_finished_table():
+    match, users = started_table(players=3)
+    engine = get_engine(match.game)
+    client, rng, headers = Client(), random.Random(7), headers_for(users)
+    answer = {}
+    while match.is_playing:
+        seat = engine.to_move(match.state)[0]
+        move = engine.random_move(match.state, seat, rng)
+        answer = post_move(client, match.pk, match.version, move, headers[seat]).json()
+        match = Match.objects.get(pk=match.pk)
+    look = client.get(f"/api/tables/{match.pk}", **headers[seat]).json()
+    assert answer["status"] == "finished" and answer == look
+    assert sorted(s["rank"] for s in answer["seats"]) == sorted(s.rank for s in match.seats.all())
+
+
+# --- remembered tokens ---------------------------------------------------------------------------
+def remembered_token() -> tuple[Client, dict[str, str], object]:
+    user = make_user()
+    token, raw = ApiToken.issue(user, "bot")
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
+    client = Client()
+    assert client.get("/api/tables", **headers).status_code == 200
+    with CaptureQueriesContext(connection) as second:
+        assert client.get("/api/tables", **headers).status_code == 200
+    assert not any("players_apitoken" in q["sql"] for q in second.captured_queries)
+    return client, headers, token
+
+
+def test_a_remembered_token_is_not_looked_up_again(tokens_remembered):
+    remembered_token()
+
+
+def test_a_remembered_token_revoked_on_the_account_page_stops_working_at_once(tokens_remembered):
+    client, headers, token = remembered_token()
+    page = Client()
+    page.force_login(token.user)
+    page.post(f"/accounts/tokens/{token.pk}/revoke/")
+    assert client.get("/api/tables", **headers).status_code == 401
+
+
+def test_remembered_tokens_revoked_by_the_admin_stop_working_at_once(tokens_remembered):
+    client, headers, token = remembered_token()
+    request = RequestFactory().post("/admin/")
+    request.user = make_user()
+    request._messages = type("Messages", (), {"add": lambda *args, **kwargs: None})()
+    ApiTokenAdmin(ApiToken, admin_site).revoke(request, ApiToken.objects.filter(pk=token.pk))
+    assert client.get("/api/tables", **headers).status_code == 401
+
+
+def test_a_remembered_token_of_a_deactivated_player_stops_working_at_once(tokens_remembered):
+    client, headers, token = remembered_token()
+    token.user.is_active = False
+    token.user.save()
+    assert client.get("/api/tables", **headers).status_code == 401
+
+
+def test_a_revoke_in_another_process_reaches_this_one_through_the_shared_generation(
+    tokens_remembered,
+):
+    """Another process revokes: this one learns it only from the generation in the shared
+    cache (its own memory is left as it was)."""
+    client, headers, token = remembered_token()
+    remembered = dict(auth._known)
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=token.created_at)
+    auth.tokens_changed()  # what the other process's revoke does
+    auth._known.update(remembered)
+    assert client.get("/api/tables", **headers).status_code == 401
+
+
+def test_without_the_shared_generation_every_request_looks_its_token_up(tokens_remembered):
+    """The cache lost the generation (Redis restarted or away): nothing remembered is trusted."""
+    from django.core.cache import cache
+
+    client, headers, token = remembered_token()
+    cache.delete(auth.GENERATION_KEY)
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=token.created_at)
+    assert client.get("/api/tables", **headers).status_code == 401
