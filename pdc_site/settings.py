@@ -250,3 +250,10 @@ SILENCED_SYSTEM_CHECKS = ["models.W040"]
 # How long a level-3 bot thinks about one move, in seconds of wall time (issue 13). Level-3 turns
 # are played by the worker, never inside a person's request.
 BOT_LEVEL3_BUDGET = float(os.environ.get("BOT_LEVEL3_BUDGET", "1.0"))
+# Processes of the worker's pool in which level-3 bots think (``games.thinking``): at most this
+# many thoughts at once, however many tables wait for one, so that the worker's other jobs and the
+# site keep their share of the machine. 0: the worker thinks in its own job, one move per job.
+BOT_POOL_SIZE = int(os.environ.get("BOT_POOL_SIZE", "1"))
+# The pool's processes run at this lower CPU priority (``nice``): a search uses the CPU the site
+# leaves, never the other way round.
+BOT_POOL_NICE = int(os.environ.get("BOT_POOL_NICE", "10"))
