@@ -38,6 +38,7 @@ from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
 from .models import Invitation, Match, Move, Seat
 from .presenters import Presenter, get_presenter
+from .seat_facts import seat_facts
 from .table_extras import add_table_extras
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
@@ -259,7 +260,11 @@ def table_context(
     names = snapshot.once(("names", language), lambda: seat_names(seats, match.seats_count))
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     links = snapshot.once(("links", language), lambda: table_links(match))
-    table = table_info(match, engine, seats, me, invite, links)
+    # The same for every seated viewer (and every spectator) of a version.
+    table = snapshot.once(
+        ("table", language, invite, me is not None),
+        lambda: table_info(match, engine, seats, me, invite, links),
+    )
     context: dict[str, Any] = {
         "table": table,
         "parts": presenter.templates,
@@ -306,14 +311,16 @@ def table_context(
                 engine.view(state, you), context["game"], you, names
             )
         bots = {i for i, seat in seats.items() if seat.is_bot}
-        context["log"] = log_lines(engine, state, snapshot.rows, names, you, bots)
+        # A move's sentence reads the same to every viewer who may read it: written once.
+        texts = snapshot.once(("log texts", language), dict)
+        context["log"] = log_lines(engine, state, snapshot.rows, names, you, bots, texts)
         context["announced"] = announced_lines(context["log"])
         public_log = (
             context["log"]
             if you is None
             else snapshot.once(
                 ("public_log", language),
-                lambda: log_lines(engine, state, snapshot.rows, names, None, bots),
+                lambda: log_lines(engine, state, snapshot.rows, names, None, bots, texts),
             )
         )
         mark_last_move(engine, presenter, state, context["game"])
@@ -328,7 +335,8 @@ def table_context(
             ("result", language), lambda: result_table(match, engine, presenter, seats, names)
         )
         context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
-    add_table_extras(context, match, seats, me, user)
+    facts = snapshot.once(("facts",), lambda: seat_facts(match, seats))
+    add_table_extras(context, match, seats, me, user, facts)
     return context
 
 
@@ -471,10 +479,12 @@ def log_lines(
     names: list[str],
     viewer: int | None,
     bot_seats: set[int] = frozenset(),
+    texts: dict[int, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The move log as ``viewer`` may read it: the stored sentence of every move that the
     engine's record shows this viewer (a secret pick stays out until its step is revealed). A
-    person's move that the bot played (time up, abandoned) says so."""
+    person's move that the bot played (time up, abandoned) says so. ``texts`` (move number →
+    sentence, in the active language) keeps the sentences written for other viewers."""
     final = engine.is_over(state)
     entries = state["log"]
     lines = []
@@ -484,9 +494,13 @@ def log_lines(
         logged_seat, logged_move = entries[number]
         if engine.record_move(logged_seat, logged_move, viewer, final) is None:
             continue
-        text = render_sentence(Sentence.from_json(description), names)
-        if by_bot and seat != CHANCE and seat not in bot_seats:
-            text = _("%(text)s (played by the bot)") % {"text": text}
+        text = texts.get(number) if texts is not None else None
+        if text is None:
+            text = render_sentence(Sentence.from_json(description), names)
+            if by_bot and seat != CHANCE and seat not in bot_seats:
+                text = _("%(text)s (played by the bot)") % {"text": text}
+            if texts is not None:
+                texts[number] = text
         lines.append(
             {
                 "number": len(lines) + 1,
