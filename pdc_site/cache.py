@@ -9,13 +9,31 @@ back with Redis. ``incr`` of a counter it cannot read raises ``ValueError``, as 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
+
+_POOLS: dict[str, Any] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+class SharedPoolClient(RedisCacheClient):
+    """One connection pool per Redis server and process. Under ASGI Django makes a cache object
+    per request (``caches`` is context-local), and each made a pool of its own: every request
+    opened a new Redis connection (and looked redis-py's version up for it), a tenth of a busy
+    daphne's CPU. Connections now outlive requests."""
+
+    def _get_connection_pool(self, write: bool) -> Any:
+        url = self._servers[self._get_connection_pool_index(write)]
+        with _POOLS_LOCK:
+            if url not in _POOLS:
+                _POOLS[url] = self._pool_class.from_url(url, **self._pool_options)
+            return _POOLS[url]
 
 
 def _away(operation: str, error: RedisError) -> None:
@@ -23,6 +41,10 @@ def _away(operation: str, error: RedisError) -> None:
 
 
 class ForgivingRedisCache(RedisCache):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = SharedPoolClient
+
     def add(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> bool:
