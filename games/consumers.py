@@ -236,11 +236,14 @@ def parts_for_viewers(
 
 
 def load_and_render(
-    match_id: int, viewers: list[tuple[tuple, tuple[Any, str | None, str], int]]
+    match_id: int,
+    viewers: list[tuple[tuple, tuple[Any, str | None, str], int]],
+    previous: rendering.TableSnapshot | None = None,
 ) -> tuple[rendering.TableSnapshot | None, dict[tuple, dict[str, str]]]:
-    """A read of the table, and its parts for each viewer (key, viewer, version it pushed
-    last) that is behind it: the one trip to the rendering thread of a table version."""
-    snapshot = rendering.load_table(match_id)
+    """A read of the table (after ``previous``, the last one), and its parts for each viewer
+    (key, viewer, version it pushed last) that is behind it: the one trip to the rendering
+    thread of a table version."""
+    snapshot = rendering.load_table(match_id, previous)
     if snapshot is None:
         return None, {}
     behind = {key: viewer for key, viewer, sent in viewers if sent < snapshot.version}
@@ -378,7 +381,7 @@ class TableHub:
         """A read of the table, with the parts of every socket that is behind it rendered in
         the same trip to the rendering thread (``parts`` then finds them)."""
         snapshot, rendered = await database_sync_to_async(load_and_render)(
-            match_id, watch.viewers()
+            match_id, watch.viewers(), watch.snapshot
         )
         if snapshot is None:
             return None

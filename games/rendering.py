@@ -114,17 +114,36 @@ class TableSnapshot:
         return self.memo[key]
 
 
-def load_table(match_id: int) -> TableSnapshot | None:
-    """The table as it is now, in four queries; None when it does not exist."""
+def load_table(match_id: int, previous: TableSnapshot | None = None) -> TableSnapshot | None:
+    """The table as it is now, in four queries (three after ``previous``, an earlier read of
+    it); None when it does not exist."""
     match = Match.objects.select_related("created_by").filter(pk=match_id).first()
-    return None if match is None else snapshot_of(match)
+    return None if match is None else snapshot_of(match, previous)
 
 
-def snapshot_of(match: Match) -> TableSnapshot:
+def snapshot_of(match: Match, previous: TableSnapshot | None = None) -> TableSnapshot:
+    """A read of ``match``'s table. After ``previous`` (an earlier read of the same table) only
+    the moves made since are read (moves are only ever added), the invitations of a table that
+    had started already are kept (only an open table takes new ones), and so are its links."""
+    if previous is not None and (
+        previous.match.pk != match.pk
+        or previous.match.seed != match.seed
+        or previous.version > match.version
+    ):
+        previous = None
     seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
-    rows = _move_rows(match) if match.state is not None else []
-    invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
-    return TableSnapshot(match, seats, rows, invited)
+    rows = []
+    if match.state is not None:
+        earlier = previous.rows if previous is not None else []
+        rows = earlier + _move_rows(match, after=earlier[-1][0] if earlier else None)
+    if previous is not None and not previous.match.is_open:
+        invited = previous.invited
+    else:
+        invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
+    memo = {}
+    if previous is not None:
+        memo = {key: value for key, value in previous.memo.items() if key[0] == "links"}
+    return TableSnapshot(match, seats, rows, invited, memo)
 
 
 def render_table_fragments(match: Match, user: User, invite_code: str | None = None) -> str:
@@ -442,13 +461,13 @@ def timer_info(deadline: datetime, who: list[str]) -> dict[str, Any]:
 
 
 # --- the move log ----------------------------------------------------------------------------------
-def _move_rows(match: Match) -> list[tuple[int, int, Any, bool]]:
-    """(number, seat, description, by_bot) of every move, in order."""
-    return list(
-        Move.objects.filter(match=match)
-        .order_by("number")
-        .values_list("number", "seat", "description", "by_bot")
-    )
+def _move_rows(match: Match, after: int | None = None) -> list[tuple[int, int, Any, bool]]:
+    """(number, seat, description, by_bot) of every move (after move number ``after``), in
+    order."""
+    moves = Move.objects.filter(match=match)
+    if after is not None:
+        moves = moves.filter(number__gt=after)
+    return list(moves.order_by("number").values_list("number", "seat", "description", "by_bot"))
 
 
 def render_sentence(sentence: Sentence, names: list[str]) -> str:

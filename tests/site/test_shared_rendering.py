@@ -121,9 +121,9 @@ async def test_the_sockets_of_a_table_share_one_read_per_version(monkeypatch):
     reads = []
     real = rendering.load_table
 
-    def counted(match_id):
+    def counted(match_id, previous=None):
         reads.append(match_id)
-        return real(match_id)
+        return real(match_id, previous)
 
     monkeypatch.setattr(rendering, "load_table", counted)
     match, users = await sync_to_async(started_table)(players=3)
