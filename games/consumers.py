@@ -225,21 +225,32 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
 
 def parts_for_viewers(
     snapshot: rendering.TableSnapshot, viewers: dict[tuple, tuple[Any, str | None, str]]
-) -> dict[tuple, dict[str, str]]:
+) -> dict[tuple, dict[str, str] | Exception]:
     """The table's parts for each viewer (key → (user, invitation code, language)), in one call:
-    one trip to the rendering thread per table version, however many sockets watch it."""
-    rendered = {}
+    one trip to the rendering thread per table version, however many sockets watch it. A render
+    that fails is that viewer's error only (``own_parts`` raises it for their socket)."""
+    rendered: dict[tuple, dict[str, str] | Exception] = {}
     for key, (user, invite, language) in viewers.items():
-        with translation.override(language):
-            rendered[key] = rendering.table_parts(snapshot, user, invite)
+        try:
+            with translation.override(language):
+                rendered[key] = rendering.table_parts(snapshot, user, invite)
+        except Exception as error:
+            rendered[key] = error
     return rendered
+
+
+def own_parts(rendered: dict[tuple, dict[str, str] | Exception], key: tuple) -> dict[str, str]:
+    parts = rendered[key]
+    if isinstance(parts, Exception):
+        raise parts
+    return parts
 
 
 def load_and_render(
     match_id: int,
     viewers: list[tuple[tuple, tuple[Any, str | None, str], int]],
     previous: rendering.TableSnapshot | None = None,
-) -> tuple[rendering.TableSnapshot | None, dict[tuple, dict[str, str]]]:
+) -> tuple[rendering.TableSnapshot | None, dict[tuple, dict[str, str] | Exception]]:
     """A read of the table (after ``previous``, the last one), and its parts for each viewer
     (key, viewer, version it pushed last) that is behind it: the one trip to the rendering
     thread of a table version."""
@@ -354,7 +365,7 @@ class TableHub:
             rendered = await database_sync_to_async(parts_for_viewers)(
                 snapshot, {key: socket.viewer()}
             )
-            return rendered[key]
+            return own_parts(rendered, key)
         current = watch.rounds.get(snapshot.version)
         if current is None or key not in current.viewers:
             viewers = {
@@ -375,7 +386,7 @@ class TableHub:
             current.waiting.discard(key)
             if not current.waiting and watch.rounds.get(current.version) is current:
                 del watch.rounds[current.version]
-        return rendered[key]
+        return own_parts(rendered, key)
 
     async def load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
         """A read of the table, with the parts of every socket that is behind it rendered in
