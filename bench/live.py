@@ -11,6 +11,10 @@ du Chef tables, opens a socket for every seat, and offers moves through the JSON
 - ``--mode saturation``: every table plays its next move as soon as all its seats saw the last
   one (a closed loop); the figure is moves per second.
 - ``--idle N``: N more sockets that only watch, for the memory per socket.
+- ``--level3-tables N``: the site phase runs twice, without and then with N more tables where
+  three level-3 bots play (the worker's pool thinks for them; three sockets watch each), and it
+  prints the measured tables' p50 and p99 in both (issue 13: a level-3 seat must not slow the
+  other tables).
 
 It checks correctness as it goes: versions only grow on every socket, every seat ends on the
 table's final version, every accepted move is in the record once. It exits non-zero when one of
@@ -116,10 +120,10 @@ def root_processes(name: str) -> list[int]:
 
 class CpuMeter:
     """CPU seconds of each component between ``start`` and ``stop``. PostgreSQL counts with its
-    backends; every other component is one process (the load generator without the servers it
-    started)."""
+    backends and the worker with its pool of thinking processes; every other component is one
+    process (the load generator without the servers it started)."""
 
-    TREES = frozenset({"postgres"})
+    TREES = frozenset({"postgres", "worker"})
 
     def __init__(self, components: dict[str, list[int]]) -> None:
         self.components = components
@@ -370,7 +374,11 @@ class SiteTable:
         seat = self.data["to_move"][0]
         mover = self.by_seat[seat]
         if self.data.get("you") != seat and (LOOK_ALWAYS or not chosen_in_public(self.data)):
-            _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
+            status, data = await self.call(http, f"/api/tables/{self.id}", mover)
+            if status != 200:
+                tally.errors[status] += 1
+                return True
+            self.data = data
         move = choose_move(self.data, rng)
         started = time.perf_counter()
         status, answer = await self.call(
@@ -443,6 +451,83 @@ def choose_move(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         free = [p["index"] for p in view["portions"] if p["taken_by"] is None]
         return {"take": rng.choice(free), "eat": []}
     return rng.choice(data["legal"])
+
+
+# --- tables of level-3 bots beside the measured ones -------------------------------------------
+def open_level3_table(username: str) -> int:
+    """A La Part du Chef table of three level-3 bots, due for the worker at once. No service
+    seats three bots (a person opens a table and adds bots to it), so the host's seat is turned
+    into the third bot: a benchmark's shortcut, in this process."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from games import services
+    from games.models import Match, Seat
+
+    host = get_user_model().objects.get(username=username)
+    match = services.create_table(host, GAME, seats=SEATS)
+    for _ in range(SEATS - 1):
+        match = services.add_bot(host, match.pk, 3)
+    Seat.objects.filter(match=match, user=host).update(user=None, bot_level=3)
+    Match.objects.filter(pk=match.pk).update(deadline=timezone.now())
+    return match.pk
+
+
+def level3_progress(match_ids: list[int]) -> tuple[int, list[int]]:
+    """The moves the bots played at these tables, and those of the tables still playing."""
+    from games.engines import CHANCE
+    from games.models import Match, Move
+
+    moves = Move.objects.filter(match_id__in=match_ids).exclude(seat=CHANCE).count()
+    playing = list(
+        Match.objects.filter(pk__in=match_ids, status=Match.Status.PLAYING).values_list(
+            "pk", flat=True
+        )
+    )
+    return moves, playing
+
+
+class Level3Tables:
+    """``--level3-tables N``: N tables of three level-3 bots, each watched by three sockets (of
+    its host, now a spectator), kept at N while the phase runs (a finished one is replaced)."""
+
+    def __init__(self, count: int, hosts: list[Player], bases: list[str]) -> None:
+        self.count = count
+        self.hosts = hosts
+        self.bases = bases
+        self.ids: list[int] = []
+        self.watchers: list[Watcher] = []
+        self.moves = 0
+
+    async def open_one(self, http: aiohttp.ClientSession, index: int) -> None:
+        host = self.hosts[index % len(self.hosts)]
+        match_id = await asyncio.to_thread(open_level3_table, host.name)
+        self.ids.append(match_id)
+        for seat in range(SEATS):
+            base = self.bases[(index + seat) % len(self.bases)]
+            url = base.replace("http://", "ws://") + f"/ws/tables/{match_id}/"
+            self.watchers.append(await open_socket(http, url, base, host.session))
+
+    async def start(self, http: aiohttp.ClientSession) -> None:
+        for index in range(self.count):
+            await self.open_one(http, index)
+        self.before, _playing = await asyncio.to_thread(level3_progress, self.ids)
+
+    async def keep_playing(self, http: aiohttp.ClientSession) -> None:
+        opened = self.count
+        while True:
+            await asyncio.sleep(2)
+            _moves, playing = await asyncio.to_thread(level3_progress, self.ids)
+            for _ in range(self.count - len(playing)):
+                await self.open_one(http, opened)
+                opened += 1
+            # Finished tables stay in ``ids``: their moves count.
+
+    async def stop(self) -> None:
+        after, _playing = await asyncio.to_thread(level3_progress, self.ids)
+        self.moves = after - self.before
+        for watcher in self.watchers:
+            await close_socket(watcher)
 
 
 # --- the floor ----------------------------------------------------------------------------------
@@ -543,7 +628,11 @@ async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMe
 
 
 async def measure_site(
-    args: argparse.Namespace, bases: list[str], players: list[Player], meter: CpuMeter
+    args: argparse.Namespace,
+    bases: list[str],
+    players: list[Player],
+    meter: CpuMeter,
+    level3: int = 0,
 ) -> Phase:
     connector = aiohttp.TCPConnector(limit=0)
     spare = iter(range(args.tables, 10**9))
@@ -568,11 +657,20 @@ async def measure_site(
                 await close_socket(watcher)
             await table.open(http, bases, next(spare))
 
+        bots = Level3Tables(level3, LEVEL3_HOSTS, bases) if level3 else None
+        keeping = None
+        if bots is not None:
+            await bots.start(http)
+            keeping = asyncio.ensure_future(bots.keep_playing(http))
         meter.start()
         tally = await drive(
             tables, http, args.mode, args.period, args.duration, args.seed, reopen=reopen
         )
         cpu = meter.stop()
+        if bots is not None:
+            keeping.cancel()
+            await bots.stop()
+            LEVEL3_FIGURES.update(tables=len(bots.ids), moves=bots.moves)
         PROCESS_RSS.update(
             {
                 name: sum(rss_mb(pid) for pid in pids)
@@ -587,7 +685,7 @@ async def measure_site(
         for table in tables:
             for watcher in table.watchers:
                 await close_socket(watcher)
-    return Phase("site", tally, meter.seconds, cpu, problems)
+    return Phase("site + level 3" if level3 else "site", tally, meter.seconds, cpu, problems)
 
 
 async def measure_idle(
@@ -634,6 +732,8 @@ async def measure_idle(
 LOG_MARKERS = ("Traceback", "Internal Server Error", "Too many connections", "Timeout reading")
 IDLE_PLAYERS: list[Player] = []
 IDLE_FIGURES: dict[str, float] = {}
+LEVEL3_HOSTS: list[Player] = []
+LEVEL3_FIGURES: dict[str, int] = {}
 PROCESS_RSS: dict[str, float] = {}
 
 
@@ -656,12 +756,12 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"GET before a move: {args.look}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
-    print(f"{'':8}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
+    print(f"{'':15}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
     for phase in phases:
         t = phase.tally
         errors = ", ".join(f"{n}×{s}" for s, n in sorted(t.errors.items())) or "0"
         print(
-            f"{phase.name:8}{t.moves:>8}{t.moves / phase.seconds:>9.1f}"
+            f"{phase.name:15}{t.moves:>8}{t.moves / phase.seconds:>9.1f}"
             f"{ms(t.percentile(50)):>10}{ms(t.percentile(95)):>10}{ms(t.percentile(99)):>10}"
             f"  {errors:>6}  {t.missing:>7}"
         )
@@ -697,6 +797,17 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             "memory (RSS) after the site phase: "
             + ", ".join(f"{name} {mb:.0f} MB" for name, mb in PROCESS_RSS.items())
         )
+    if "site" in named and "site + level 3" in named:
+        without, beside = named["site"].tally, named["site + level 3"].tally
+        print(
+            f"level-3 tables: {LEVEL3_FIGURES.get('tables', 0)} of three level-3 bots beside the "
+            f"measured tables ({LEVEL3_FIGURES.get('moves', 0)} bot moves in the phase; pool of "
+            f"{site.env.get('BOT_POOL_SIZE', 'BOT_POOL_SIZE')} process(es))"
+        )
+        for p in (50, 99):
+            a, b = without.percentile(p), beside.percentile(p)
+            if a and b:
+                print(f"measured tables p{p}: {ms(a)} without, {ms(b)} beside them ({b / a:.2f}×)")
     if IDLE_FIGURES:
         f = IDLE_FIGURES
         print(
@@ -715,6 +826,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--idle", type=int, default=0, help="extra watching sockets")
+    parser.add_argument(
+        "--level3-tables",
+        type=int,
+        default=0,
+        help="measure again beside N tables of three level-3 bots",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
@@ -736,7 +853,10 @@ def main(argv: list[str] | None = None) -> int:
     global LOOK_ALWAYS
     LOOK_ALWAYS = args.look == "always"
     with tempfile.TemporaryDirectory() as tmp:
-        site = LiveSite(Path(tmp), {"PDC_WORKER_TICK": "1.0"})
+        site = LiveSite(
+            Path(tmp),
+            {"PDC_WORKER_TICK": "1.0", "BOT_POOL_SIZE": os.environ.get("BOT_POOL_SIZE", "1")},
+        )
         try:
             webs = [start_daphne(site, "pdc_site.asgi:application") for _ in range(args.processes)]
             bases = [url for url, _pid in webs]
@@ -747,8 +867,9 @@ def main(argv: list[str] | None = None) -> int:
             prepare_django(site)
             players = create_players(SEATS * args.tables, "p")
             IDLE_PLAYERS.extend(create_players(args.idle, "idle"))
+            LEVEL3_HOSTS.extend(create_players(args.level3_tables, "l3host"))
             components = {f"daphne {i + 1}": [pid] for i, (_url, pid) in enumerate(webs)}
-            components["worker"] = [worker.pid]
+            components["worker"] = [worker.pid]  # with its pool of thinking processes
             components["postgres"] = root_processes("postgres")
             components["redis"] = root_processes("redis-server")
             components["load generator"] = [os.getpid()]
@@ -765,6 +886,11 @@ def main(argv: list[str] | None = None) -> int:
                 phases.append(asyncio.run(measure_floor(args, floor_bases, floor_meter)))
             with ConnectionPeak(site.env.get("DATABASE_URL")) as peak:
                 phases.append(asyncio.run(measure_site(args, bases, players, CpuMeter(components))))
+                if args.level3_tables:
+                    beside = measure_site(
+                        args, bases, players, CpuMeter(components), args.level3_tables
+                    )
+                    phases.append(asyncio.run(beside))
             report(args, phases, site, peak.peak)
             log = site.log_text()
             print(

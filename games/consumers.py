@@ -223,13 +223,75 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         return await database_sync_to_async(rendered_in)(self.language, render, *args)
 
 
+def parts_for_viewers(
+    snapshot: rendering.TableSnapshot, viewers: dict[tuple, tuple[Any, str | None, str]]
+) -> dict[tuple, dict[str, str] | Exception]:
+    """The table's parts for each viewer (key → (user, invitation code, language)), in one call:
+    one trip to the rendering thread per table version, however many sockets watch it. A render
+    that fails is that viewer's error only (``own_parts`` raises it for their socket)."""
+    rendered: dict[tuple, dict[str, str] | Exception] = {}
+    for key, (user, invite, language) in viewers.items():
+        try:
+            with translation.override(language):
+                rendered[key] = rendering.table_parts(snapshot, user, invite)
+        except Exception as error:
+            rendered[key] = error
+    return rendered
+
+
+def own_parts(rendered: dict[tuple, dict[str, str] | Exception], key: tuple) -> dict[str, str]:
+    parts = rendered[key]
+    if isinstance(parts, Exception):
+        raise parts
+    return parts
+
+
+def load_and_render(
+    match_id: int,
+    viewers: list[tuple[tuple, tuple[Any, str | None, str], int]],
+    previous: rendering.TableSnapshot | None = None,
+) -> tuple[rendering.TableSnapshot | None, dict[tuple, dict[str, str] | Exception]]:
+    """A read of the table (after ``previous``, the last one), and its parts for each viewer
+    (key, viewer, version it pushed last) that is behind it: the one trip to the rendering
+    thread of a table version."""
+    snapshot = rendering.load_table(match_id, previous)
+    if snapshot is None:
+        return None, {}
+    behind = {key: viewer for key, viewer, sent in viewers if sent < snapshot.version}
+    return snapshot, parts_for_viewers(snapshot, behind)
+
+
+class RenderRound:
+    """The parts of one version for the viewers of a table who were behind when it began."""
+
+    def __init__(self, version: int, viewers: set[tuple], future: asyncio.Future) -> None:
+        self.version = version
+        self.viewers = viewers
+        self.waiting = set(viewers)
+        self.future = future
+
+
+#: Render rounds a table keeps at most (the newest versions), should some viewer never ask.
+KEPT_ROUNDS = 3
+
+
 class TableWatch:
-    """The sockets of this process that watch one table, and the newest read of it."""
+    """The sockets of this process that watch one table, the newest read of it, and the render
+    round of its newest version."""
 
     def __init__(self) -> None:
         self.sockets: set[TableConsumer] = set()
         self.snapshot: rendering.TableSnapshot | None = None
         self.loading: asyncio.Future | None = None
+        self.rounds: dict[int, RenderRound] = {}
+
+    def begin_round(self, current: RenderRound) -> None:
+        self.rounds[current.version] = current
+        for version in sorted(self.rounds)[:-KEPT_ROUNDS]:
+            del self.rounds[version]
+
+    def viewers(self) -> list[tuple[tuple, tuple[Any, str | None, str], int]]:
+        return [(s.viewer_key(), s.viewer(), s.sent_version) for s in self.sockets]
 
 
 class TableHub:
@@ -290,12 +352,56 @@ class TableHub:
             if watch.loading is asyncio.current_task():
                 watch.loading = None
 
+    async def parts(
+        self, match_id: int, snapshot: rendering.TableSnapshot, socket: TableConsumer
+    ) -> dict[str, str]:
+        """``socket``'s parts of ``snapshot``. The first socket to ask for a version renders it
+        for every socket of the table that is behind, in one hop to the rendering thread and
+        once per viewer (sockets of one user, invitation and language share a render); the
+        others take theirs from that round."""
+        watch = self.watches.get(match_id)
+        key = socket.viewer_key()
+        if watch is None:  # a socket that is leaving: a render of its own
+            rendered = await database_sync_to_async(parts_for_viewers)(
+                snapshot, {key: socket.viewer()}
+            )
+            return own_parts(rendered, key)
+        current = watch.rounds.get(snapshot.version)
+        if current is None or key not in current.viewers:
+            viewers = {
+                other_key: viewer
+                for other_key, viewer, sent in watch.viewers()
+                if sent < snapshot.version
+            }
+            viewers[key] = socket.viewer()
+            future = asyncio.ensure_future(
+                database_sync_to_async(parts_for_viewers)(snapshot, viewers)
+            )
+            current = RenderRound(snapshot.version, set(viewers), future)
+            watch.begin_round(current)
+        try:
+            rendered = await asyncio.shield(current.future)
+        finally:
+            # The round's HTML is kept only until each of its viewers took theirs.
+            current.waiting.discard(key)
+            if not current.waiting and watch.rounds.get(current.version) is current:
+                del watch.rounds[current.version]
+        return own_parts(rendered, key)
+
     async def load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
-        snapshot = await database_sync_to_async(rendering.load_table)(match_id)
-        if snapshot is not None and (
-            watch.snapshot is None or snapshot.version > watch.snapshot.version
-        ):
+        """A read of the table, with the parts of every socket that is behind it rendered in
+        the same trip to the rendering thread (``parts`` then finds them)."""
+        snapshot, rendered = await database_sync_to_async(load_and_render)(
+            match_id, watch.viewers(), watch.snapshot
+        )
+        if snapshot is None:
+            return None
+        if watch.snapshot is None or snapshot.version > watch.snapshot.version:
             watch.snapshot = snapshot
+        if rendered:
+            done = asyncio.get_running_loop().create_future()
+            done.set_result(rendered)
+            watch.begin_round(RenderRound(snapshot.version, set(rendered), done))
         return snapshot
 
     async def check_every_few_seconds(self) -> None:
@@ -408,15 +514,31 @@ class TableConsumer(RateLimitedConsumer):
         if html is not None:
             await self.send(text_data=html)
 
+    def viewer(self) -> tuple[Any, str | None, str]:
+        """Whom this socket renders the table for: its user, invitation code and language."""
+        if not hasattr(self, "language"):
+            self.language = socket_language(self.scope)
+        return self.user, self.invite, self.language
+
+    def viewer_key(self) -> tuple:
+        """Sockets with the same key see the same table: one user (or visitors), one invitation
+        code, one language."""
+        user, invite, language = self.viewer()
+        pk = user.pk if user is not None and user.is_authenticated else None
+        return (pk, invite, language)
+
     async def send_table(self, snapshot: rendering.TableSnapshot | None) -> None:
         if snapshot is None:
             return
         async with self.pushing:
             if snapshot.version <= self.sent_version:
                 return
-            parts = await self.render_in_language(
-                rendering.table_parts, snapshot, self.user, self.invite
-            )
+            if self.hub is not None:
+                parts = await self.hub.parts(self.match_id, snapshot, self)
+            else:
+                parts = await self.render_in_language(
+                    rendering.table_parts, snapshot, self.user, self.invite
+                )
             if snapshot.version <= self.sent_version:
                 return
             html = self.changed_parts(snapshot.version, parts)

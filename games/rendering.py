@@ -39,6 +39,7 @@ from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
 from .models import Invitation, Match, Move, Seat
 from .presenters import Presenter, get_presenter
+from .seat_facts import seat_facts
 from .table_extras import add_table_extras
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
@@ -114,17 +115,36 @@ class TableSnapshot:
         return self.memo[key]
 
 
-def load_table(match_id: int) -> TableSnapshot | None:
-    """The table as it is now, in four queries; None when it does not exist."""
+def load_table(match_id: int, previous: TableSnapshot | None = None) -> TableSnapshot | None:
+    """The table as it is now, in four queries (three after ``previous``, an earlier read of
+    it); None when it does not exist."""
     match = Match.objects.select_related("created_by").filter(pk=match_id).first()
-    return None if match is None else snapshot_of(match)
+    return None if match is None else snapshot_of(match, previous)
 
 
-def snapshot_of(match: Match) -> TableSnapshot:
+def snapshot_of(match: Match, previous: TableSnapshot | None = None) -> TableSnapshot:
+    """A read of ``match``'s table. After ``previous`` (an earlier read of the same table) only
+    the moves made since are read (moves are only ever added), the invitations of a table that
+    had started already are kept (only an open table takes new ones), and so are its links."""
+    if previous is not None and (
+        previous.match.pk != match.pk
+        or previous.match.seed != match.seed
+        or previous.version > match.version
+    ):
+        previous = None
     seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
-    rows = _move_rows(match) if match.state is not None else []
-    invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
-    return TableSnapshot(match, seats, rows, invited)
+    rows = []
+    if match.state is not None:
+        earlier = previous.rows if previous is not None else []
+        rows = earlier + _move_rows(match, after=earlier[-1][0] if earlier else None)
+    if previous is not None and not previous.match.is_open:
+        invited = previous.invited
+    else:
+        invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
+    memo = {}
+    if previous is not None:
+        memo = {key: value for key, value in previous.memo.items() if key[0] == "links"}
+    return TableSnapshot(match, seats, rows, invited, memo)
 
 
 def render_table_fragments(match: Match, user: User, invite_code: str | None = None) -> str:
@@ -260,7 +280,11 @@ def table_context(
     names = snapshot.once(("names", language), lambda: seat_names(seats, match.seats_count))
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     links = snapshot.once(("links", language), lambda: table_links(match))
-    table = table_info(match, engine, seats, me, invite, links)
+    # The same for every seated viewer (and every spectator) of a version.
+    table = snapshot.once(
+        ("table", language, invite, me is not None),
+        lambda: table_info(match, engine, seats, me, invite, links),
+    )
     context: dict[str, Any] = {
         "table": table,
         "parts": presenter.templates,
@@ -310,14 +334,16 @@ def table_context(
                 engine.view(state, you), context["game"], you, names
             )
         bots = {i for i, seat in seats.items() if seat.is_bot}
-        context["log"] = log_lines(engine, state, snapshot.rows, names, you, bots)
+        # A move's sentence reads the same to every viewer who may read it: written once.
+        texts = snapshot.once(("log texts", language), dict)
+        context["log"] = log_lines(engine, state, snapshot.rows, names, you, bots, texts)
         context["announced"] = announced_lines(context["log"])
         public_log = (
             context["log"]
             if you is None
             else snapshot.once(
                 ("public_log", language),
-                lambda: log_lines(engine, state, snapshot.rows, names, None, bots),
+                lambda: log_lines(engine, state, snapshot.rows, names, None, bots, texts),
             )
         )
         mark_last_move(engine, presenter, state, context["game"])
@@ -332,7 +358,8 @@ def table_context(
             ("result", language), lambda: result_table(match, engine, presenter, seats, names)
         )
         context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
-    add_table_extras(context, match, seats, me, user)
+    facts = snapshot.once(("facts",), lambda: seat_facts(match, seats))
+    add_table_extras(context, match, seats, me, user, facts)
     return context
 
 
@@ -438,13 +465,13 @@ def timer_info(deadline: datetime, who: list[str]) -> dict[str, Any]:
 
 
 # --- the move log ----------------------------------------------------------------------------------
-def _move_rows(match: Match) -> list[tuple[int, int, Any, bool]]:
-    """(number, seat, description, by_bot) of every move, in order."""
-    return list(
-        Move.objects.filter(match=match)
-        .order_by("number")
-        .values_list("number", "seat", "description", "by_bot")
-    )
+def _move_rows(match: Match, after: int | None = None) -> list[tuple[int, int, Any, bool]]:
+    """(number, seat, description, by_bot) of every move (after move number ``after``), in
+    order."""
+    moves = Move.objects.filter(match=match)
+    if after is not None:
+        moves = moves.filter(number__gt=after)
+    return list(moves.order_by("number").values_list("number", "seat", "description", "by_bot"))
 
 
 def render_sentence(sentence: Sentence, names: list[str]) -> str:
@@ -475,10 +502,12 @@ def log_lines(
     names: list[str],
     viewer: int | None,
     bot_seats: set[int] = frozenset(),
+    texts: dict[int, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The move log as ``viewer`` may read it: the stored sentence of every move that the
     engine's record shows this viewer (a secret pick stays out until its step is revealed). A
-    person's move that the bot played (time up, abandoned) says so."""
+    person's move that the bot played (time up, abandoned) says so. ``texts`` (move number →
+    sentence, in the active language) keeps the sentences written for other viewers."""
     final = engine.is_over(state)
     entries = state["log"]
     lines = []
@@ -488,9 +517,13 @@ def log_lines(
         logged_seat, logged_move = entries[number]
         if engine.record_move(logged_seat, logged_move, viewer, final) is None:
             continue
-        text = render_sentence(Sentence.from_json(description), names)
-        if by_bot and seat != CHANCE and seat not in bot_seats:
-            text = _("%(text)s (played by the bot)") % {"text": text}
+        text = texts.get(number) if texts is not None else None
+        if text is None:
+            text = render_sentence(Sentence.from_json(description), names)
+            if by_bot and seat != CHANCE and seat not in bot_seats:
+                text = _("%(text)s (played by the bot)") % {"text": text}
+            if texts is not None:
+                texts[number] = text
         lines.append(
             {
                 "number": len(lines) + 1,

@@ -11,9 +11,11 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F, Prefetch, Q, QuerySet
@@ -644,6 +646,8 @@ def play_for_timeouts(match_id: int) -> bool:
         engine = engine_for(match)
         seats = {s.index: s for s in match.seats.all()}
         if _worker_bot_due(match, engine, seats):
+            if thinking_in_pool():
+                return False  # the pool's turn (``claim_thinking_turn``), not a timeout
             # Not a timeout: a thinking bot's turn. It plays one move (the lock is held for at
             # most its budget); the next is the next job's, so other tables get their turn.
             _run_automatic_moves(match, engine, seats, worker_turns=1)
@@ -665,6 +669,102 @@ def play_for_timeouts(match_id: int) -> bool:
         match.job_failures = 0
         _changed(match)
     return True
+
+
+# --- thinking bots in a bounded pool (issue 13) -----------------------------------------------
+#: How long a thinking bot's turn stays handed to the pool (``claim_thinking_turn``): a worker
+#: that dies while its pool thinks gives the turn back by itself after this long.
+THINKING_CLAIM_SECONDS = 60
+
+
+def thinking_in_pool() -> bool:
+    """Whether thinking bots think in the worker's pool of processes (``BOT_POOL_SIZE`` > 0),
+    rather than in the worker's own job, one move per job."""
+    return getattr(settings, "BOT_POOL_SIZE", 0) > 0
+
+
+@dataclass(frozen=True)
+class ThinkingTurn:
+    """What a thinking bot needs to choose its move away from the database: its seat's view
+    (never the state), its level, and the generator the move would have been drawn with here."""
+
+    match_id: int
+    version: int
+    seat: int
+    game: str
+    level: int
+    view: dict[str, Any]
+    rng: random.Random
+
+
+def claim_thinking_turn(match_id: int) -> ThinkingTurn | None:
+    """Hand a thinking bot's due turn to the caller, to think about out of any transaction: the
+    match's deadline moves ``THINKING_CLAIM_SECONDS`` on, so no other job (or worker) takes it
+    meanwhile. None when the match is not at a thinking bot's due turn (or is locked)."""
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(pk=match_id, status=Match.Status.PLAYING, deadline__lte=timezone.now())
+            .first()
+        )
+        if match is None:
+            return None
+        engine = engine_for(match)
+        seats = {s.index: s for s in match.seats.all()}
+        thinking = [
+            index
+            for index in engine.to_move(match.state)
+            if index != CHANCE and _thinks_in_worker(seats[index])
+        ]
+        if not thinking:
+            return None
+        match.deadline = timezone.now() + timedelta(seconds=THINKING_CLAIM_SECONDS)
+        match.save(update_fields=["deadline"])
+        seat = seats[thinking[0]]
+        return ThinkingTurn(
+            match_id=match.pk,
+            version=match.version,
+            seat=seat.index,
+            game=match.game,
+            level=seat.bot_level or 1,
+            view=engine.view(match.state, seat.index),
+            rng=_rng(match, "bot"),
+        )
+
+
+def play_thought_move(turn: ThinkingTurn, move: Any) -> bool:
+    """Play the move a thinking bot chose for ``turn`` if the table is still where the bot saw
+    it (same version); False otherwise, and the move is dropped (whatever changed the table made
+    it due again if the bot is still to move). A move the engine refuses changes nothing."""
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update()
+            .filter(pk=turn.match_id, status=Match.Status.PLAYING)
+            .first()
+        )
+        if match is None or match.version != turn.version:
+            return False
+        engine = engine_for(match)
+        seats = {s.index: s for s in match.seats.all()}
+        seat = seats.get(turn.seat)
+        if seat is None or not _thinks_in_worker(seat):
+            return False
+        if turn.seat not in engine.to_move(match.state):
+            return False
+        _apply(match, engine, turn.seat, move, by_bot=True)
+        _run_automatic_moves(match, engine, seats)
+        match.job_failures = 0
+        # The claim's deadline is spent: the next one is the turn timer's, or none.
+        match.deadline = timezone.now()
+        _changed(match)
+    return True
+
+
+def give_back_thinking_turn(turn: ThinkingTurn) -> None:
+    """A thought that never came (the pool's process died): the turn is due again at once."""
+    Match.objects.filter(
+        pk=turn.match_id, version=turn.version, status=Match.Status.PLAYING
+    ).update(deadline=timezone.now())
 
 
 def note_job_failure(match_id: int) -> bool:

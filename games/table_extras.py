@@ -22,12 +22,14 @@ def add_table_extras(
     seats: dict[int, Seat],
     me: Seat | None,
     user: AbstractBaseUser | AnonymousUser | None,
+    facts: dict[int, dict[str, Any]] | None = None,
 ) -> None:
     """Adds ``clock`` and ``facts`` to each of ``context["seats"]``, the facts (Elo changes) to
     the result's rows, and ``extras`` (the viewer's actions). New dicts and lists throughout:
-    what the context holds may be shared with other viewers."""
+    what the context holds may be shared with other viewers. ``facts``: the seats' facts when
+    the caller has them already (the same for every viewer of a version)."""
     clocks = seat_clocks(match)
-    facts = seat_facts(match, seats)
+    facts = seat_facts(match, seats) if facts is None else facts
     context["seats"] = [
         {**seat, "clock": clocks.get(seat["index"]), "facts": facts.get(seat["index"], {})}
         for seat in context["seats"]

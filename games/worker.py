@@ -15,7 +15,7 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from . import analysis, services
-from .models import Match
+from .models import Match, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -124,3 +124,60 @@ def analyse_finished_matches() -> int:
     """The analysis after the game: decisions of finished matches beside level 3's choice, for at
     most ``ANALYSIS_SECONDS_PER_TICK`` seconds a round (``games.analysis``)."""
     return analysis.analyse_finished_matches()
+
+# --- thinking bots (issue 13): level-3 turns go to a bounded pool of processes ----------------
+#: Thinking turns one round hands to the pool at most (they queue there for its processes).
+THINKING_BATCH = 100
+
+
+@job
+def play_thinking_turns(wait: float = 0) -> int:
+    """Play the moves the pool has thought of, then hand it the thinking bots' turns now due.
+    The job does not wait for a thought (``wait``: seconds it may, for the tests): the worker's
+    other jobs go on meanwhile."""
+    from . import thinking
+
+    pool = thinking.worker_pool()
+    if pool is None:  # no pool: ``play_expired_turns`` plays them, one move per job
+        return 0
+    done = sum(_play_thought(turn, thought) for turn, thought in pool.finished(wait))
+    for match_id in _due_thinking_tables(THINKING_BATCH):
+        if pool.thinking_about(match_id):
+            continue
+        turn = services.claim_thinking_turn(match_id)
+        if turn is not None:
+            pool.submit(turn)
+    return done
+
+
+def _due_thinking_tables(limit: int) -> list[int]:
+    """Playing tables that are due and seat a bot that thinks in the pool, the longest due
+    first (a person's timeout at such a table is ``play_expired_turns``' job)."""
+    return list(
+        Match.objects.filter(
+            status=Match.Status.PLAYING,
+            deadline__lte=timezone.now(),
+            pk__in=Seat.objects.filter(
+                user__isnull=True, bot_level__gte=services.WORKER_BOT_LEVEL
+            ).values("match_id"),
+        )
+        .order_by("deadline", "pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def _play_thought(turn: services.ThinkingTurn, thought: object | None) -> int:
+    """Play one thought; a thought that never came gives the turn back (due again at once); a
+    move that fails counts as the table's failure (retried later, then the match called off)."""
+    if thought is None:
+        services.give_back_thinking_turn(turn)
+        return 0
+    try:
+        return int(services.play_thought_move(turn, thought.move))
+    except Exception:
+        logger.exception("the thought move of table %s failed", turn.match_id)
+    try:
+        services.note_job_failure(turn.match_id)
+    except Exception:
+        logger.exception("could not count the failure of table %s", turn.match_id)
+    return 0

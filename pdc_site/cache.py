@@ -9,6 +9,7 @@ back with Redis. ``incr`` of a counter it cannot read raises ``ValueError``, as 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -17,23 +18,38 @@ from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
 
+_POOLS: dict[str, Any] = {}
+_POOLS_LOCK = threading.Lock()
+_CLIENTS: dict[int, Any] = {}
 
-def _away(operation: str, error: RedisError) -> None:
-    logger.warning("the cache is away (%s): %s skipped", error, operation)
 
+class SharedRedisClient(RedisCacheClient):
+    """One connection pool and one ``redis.Redis`` object per Redis server and process.
 
-class ReusedRedisClient(RedisCacheClient):
-    """Django's client makes a new ``redis.Redis`` object for every command (about as costly as
-    the command itself: a rate-limited API request ran nine); one per connection pool does, as
-    ``redis.Redis`` is safe to share between threads (each command borrows a pooled connection)."""
+    Under ASGI Django makes a cache object per request (``caches`` is context-local), and each made
+    a pool of its own: every request opened a new Redis connection (and looked redis-py's version
+    up for it), a tenth of a busy daphne's CPU. And Django's client makes a new ``redis.Redis``
+    object for every command, about as costly as the command itself (a rate-limited API request
+    ran nine). ``redis.Redis`` is safe to share between threads: each command borrows a pooled
+    connection."""
+
+    def _get_connection_pool(self, write: bool) -> Any:
+        url = self._servers[self._get_connection_pool_index(write)]
+        with _POOLS_LOCK:
+            if url not in _POOLS:
+                _POOLS[url] = self._pool_class.from_url(url, **self._pool_options)
+            return _POOLS[url]
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         pool = self._get_connection_pool(write)
-        clients = vars(self).setdefault("_clients", {})
-        client = clients.get(id(pool))
+        client = _CLIENTS.get(id(pool))
         if client is None:
-            client = clients[id(pool)] = self._client(connection_pool=pool)
+            client = _CLIENTS.setdefault(id(pool), self._client(connection_pool=pool))
         return client
+
+
+def _away(operation: str, error: RedisError) -> None:
+    logger.warning("the cache is away (%s): %s skipped", error, operation)
 
 
 #: KEYS[1]: the counter to count a hit in (ARGV[1]: its lifetime in seconds if new); KEYS[2…]:
@@ -52,7 +68,7 @@ return total
 class ForgivingRedisCache(RedisCache):
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
         super().__init__(server, params)
-        self._class = ReusedRedisClient
+        self._class = SharedRedisClient
 
     def count_hit(self, key: str, window: list[str], timeout: int) -> int:
         """Count one hit in the counter ``key`` (made with ``timeout`` seconds to live if new)

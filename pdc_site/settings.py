@@ -263,3 +263,11 @@ ANALYSIS_SECONDS_PER_MATCH = float(os.environ.get("ANALYSIS_SECONDS_PER_MATCH", 
 ANALYSIS_SECONDS_PER_TICK = float(os.environ.get("ANALYSIS_SECONDS_PER_TICK", "2"))
 # Tests and benchmarks set a fixed number of playouts per decision instead (reproducible).
 ANALYSIS_ITERATIONS = None
+
+# Processes of the worker's pool in which level-3 bots think (``games.thinking``): at most this
+# many thoughts at once, however many tables wait for one, so that the worker's other jobs and the
+# site keep their share of the machine. 0: the worker thinks in its own job, one move per job.
+BOT_POOL_SIZE = int(os.environ.get("BOT_POOL_SIZE", "1"))
+# The pool's processes run at this lower CPU priority (``nice``): a search uses the CPU the site
+# leaves, never the other way round.
+BOT_POOL_NICE = int(os.environ.get("BOT_POOL_NICE", "10"))

@@ -121,9 +121,9 @@ async def test_the_sockets_of_a_table_share_one_read_per_version(monkeypatch):
     reads = []
     real = rendering.load_table
 
-    def counted(match_id):
+    def counted(match_id, previous=None):
         reads.append(match_id)
-        return real(match_id)
+        return real(match_id, previous)
 
     monkeypatch.setattr(rendering, "load_table", counted)
     match, users = await sync_to_async(started_table)(players=3)
@@ -198,3 +198,29 @@ async def test_a_burst_of_lobby_rings_makes_one_push_then_waits_for_the_throttle
     assert hub.pending is not None and not hub.pending.done()
     await socket.disconnect()
     assert hub.sockets == set() and hub.pending is None
+
+
+# --- one trip to the rendering thread for every viewer ---------------------------------------------
+def test_a_viewer_whose_render_fails_does_not_stop_the_others_of_the_round(monkeypatch):
+    match, users = started_table(players=3)
+    real = rendering.table_parts
+
+    def failing_for_the_first(snapshot, user, invite=None):
+        if user == users[0]:
+            raise RuntimeError("a broken render")
+        return real(snapshot, user, invite)
+
+    monkeypatch.setattr(rendering, "table_parts", failing_for_the_first)
+    viewers = {(user.pk, None, "en"): (user, None, "en") for user in users}
+    snapshot, rendered = consumers.load_and_render(
+        match.pk, [(key, viewer, -1) for key, viewer in viewers.items()]
+    )
+    assert snapshot.version == match.version
+    with pytest.raises(RuntimeError):
+        consumers.own_parts(rendered, (users[0].pk, None, "en"))
+    for user in users[1:]:
+        with translation.override("en"):
+            alone = parts_alone(match, user)
+        assert without_timer(consumers.own_parts(rendered, (user.pk, None, "en"))) == (
+            without_timer(alone)
+        )

@@ -27,6 +27,13 @@ def table_with_level3_bots(game: str, seats: int) -> tuple[Match, object]:
     return Match.objects.get(pk=match.pk), host
 
 
+@pytest.fixture(autouse=True)
+def thinking_in_the_worker_s_own_job(settings):
+    """These tests are of the worker thinking in its own job (``BOT_POOL_SIZE`` 0); those of the
+    bounded pool are in ``test_thinking_pool.py``."""
+    settings.BOT_POOL_SIZE = 0
+
+
 def test_level_three_is_offered_in_every_game():
     for slug in ("part-du-chef", "cafe-fatal", "pizza-party"):
         assert 3 in get_engine(slug).bot_levels

@@ -9,6 +9,7 @@ import time
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
+from games.thinking import close_worker_pool
 from games.worker import run_due_jobs
 
 
@@ -37,4 +38,7 @@ class Command(BaseCommand):
             started = time.monotonic()
             run_due_jobs()
             time.sleep(max(0.0, float(options["tick"]) - (time.monotonic() - started)))
+        # The pool's processes end with the worker (a turn they were thinking about comes back
+        # when its claim runs out).
+        close_worker_pool()
         self.stdout.write("worker stopped")

@@ -1,0 +1,115 @@
+"""What one move's pushes cost a process: the read of the table and the fragments of its three
+seat sockets (shared parts once, each seat's own parts), as ``games.consumers`` does them, in
+CPU milliseconds per move, beside the floor of rendering one empty fragment.
+
+Run: ``.venv/bin/python bench/bench_push.py`` (a few seconds, on a temporary SQLite file), or
+``--profile`` for the functions where the time goes (cProfile, cumulative).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+REPEAT = 40
+WARM_UP = 5
+SEATS = 3
+
+
+def cpu_ms(work, repeat: int = REPEAT) -> float:
+    """Median CPU milliseconds (of this process) of ``work()``."""
+    for _ in range(WARM_UP):
+        work()
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        work()
+        times.append(1000 * (time.process_time() - start))
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--moves", type=int, default=6, help="moves played before measuring")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["SQLITE_PATH"] = str(Path(folder) / "bench.sqlite3")
+        os.environ.pop("DATABASE_URL", None)
+        os.environ.pop("REDIS_URL", None)
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
+        import django
+
+        django.setup()
+        from django.contrib.auth import get_user_model
+        from django.core.management import call_command
+        from django.template.loader import render_to_string
+        from django.utils import translation
+
+        from games import rendering, services
+        from games.engines import get_engine
+
+        call_command("migrate", verbosity=0)
+        users = [get_user_model().objects.create_user(f"p{i}") for i in range(SEATS)]
+        match = services.create_table(users[0], "part-du-chef", seats=SEATS)
+        for user in users[1:]:
+            services.join_table(user, match.pk)
+        match.refresh_from_db()
+        engine = get_engine(match.game)
+        rng = random.Random(1)
+        seated = {s.index: s.user for s in match.seats.select_related("user")}
+        for _ in range(args.moves):
+            seat = rng.choice(engine.to_move(match.state))
+            match = services.play(
+                match.pk, seated[seat], engine.random_move(match.state, seat, rng), match.version
+            )
+
+        def one_move() -> int:
+            """A fresh read (a new version) and every seat's fragments, as the sockets do."""
+            snapshot = rendering.load_table(match.pk)
+            size = 0
+            for user in seated.values():
+                parts = rendering.table_parts(snapshot, user)
+                size += sum(len(html) for html in parts.values())
+            return size
+
+        def load_only() -> None:
+            rendering.load_table(match.pk)
+
+        def floor() -> None:
+            render_to_string("games/partials/errors.html#socket_error", {"text": "x", "oob": True})
+
+        with translation.override("en"):
+            size = one_move()
+            push = cpu_ms(one_move)
+            load = cpu_ms(load_only)
+            bare = cpu_ms(floor)
+            print(
+                f"one move's pushes ({SEATS} seats): {push:.2f} ms CPU "
+                f"(read {load:.2f} ms), {size / 1024:.1f} KB of fragments in all; "
+                f"floor (one tiny fragment) {bare:.3f} ms → {push / bare:.0f}× floor"
+            )
+            if args.profile:
+                profile = cProfile.Profile()
+                profile.enable()
+                for _ in range(REPEAT):
+                    one_move()
+                profile.disable()
+                pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
+                pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

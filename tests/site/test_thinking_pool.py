@@ -1,0 +1,147 @@
+"""Issue 13: level-3 bots think in a bounded pool of processes beside the worker (``games.thinking``):
+never more processes than ``BOT_POOL_SIZE``, a thought move lands as the worker's own job would
+have played it, a thought that comes too late is dropped, and a pool process that dies does not
+lose the turn."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from games import services, thinking, worker
+from games.engines import CHANCE, get_engine, search
+from games.models import Match
+
+from .factories import make_user
+
+pytestmark = pytest.mark.django_db
+#: Generous: a pool process starts a fresh interpreter, on a machine shared with others.
+THOUGHT_WAIT = 120.0
+
+
+@pytest.fixture
+def pool_of(settings):
+    """A worker's pool of ``size`` processes, closed after the test."""
+
+    def start(size: int) -> thinking.ThinkingPool:
+        thinking.close_worker_pool()
+        settings.BOT_POOL_SIZE = size
+        settings.BOT_POOL_NICE = 0
+        return thinking.worker_pool()
+
+    yield start
+    thinking.close_worker_pool()
+
+
+def bot_moves(match: Match) -> int:
+    """The moves of the level-3 bots (not those a level-1 bot plays for the person)."""
+    thinking_seats = match.seats.filter(user__isnull=True).values_list("index", flat=True)
+    return match.moves.filter(seat__in=list(thinking_seats)).count()
+
+
+def table_of_thinking_bots(game: str = "cafe-fatal") -> Match:
+    """A person who resigned at once (a level-1 bot plays on for them) and two level-3 bots."""
+    host = make_user()
+    match = services.create_table(host, game, seats=3)
+    for _ in range(2):
+        match = services.add_bot(host, match.pk, 3)
+    services.resign(host, match.pk)
+    return Match.objects.get(pk=match.pk)
+
+
+def thinking_due(match: Match) -> bool:
+    engine = get_engine(match.game)
+    seats = {s.index: s for s in match.seats.all()}
+    return match.is_playing and any(
+        i != CHANCE and seats[i].bot_level == 3 for i in engine.to_move(match.state)
+    )
+
+
+def test_with_a_pool_the_worker_s_timeout_job_never_thinks(pool_of):
+    pool_of(1)
+    match = table_of_thinking_bots()
+    assert thinking_due(match)
+    assert worker.play_expired_turns() == 0
+    match.refresh_from_db()
+    assert bot_moves(match) == 0
+    assert match.deadline is not None
+
+
+def test_the_pool_plays_the_move_the_worker_s_own_job_would_have_played(pool_of):
+    pool = pool_of(1)
+    match = table_of_thinking_bots()
+    engine = get_engine(match.game)
+    seat = next(i for i in engine.to_move(match.state) if i != CHANCE)
+    expected = engine.bot_move(engine.view(match.state, seat), services._rng(match, "bot"), 3)
+    # The first round hands the turn over and returns at once: no move yet, the table is the
+    # pool's until its claim runs out.
+    assert worker.play_thinking_turns() == 0
+    assert pool.thinking_about(match.pk)
+    claimed = Match.objects.get(pk=match.pk)
+    assert bot_moves(claimed) == 0 and claimed.deadline > match.deadline
+    assert worker.play_thinking_turns(wait=THOUGHT_WAIT) == 1
+    match.refresh_from_db()
+    first_bot_move = match.moves.filter(by_bot=True, seat=seat).order_by("number").first()
+    assert first_bot_move.payload == expected
+    assert match.version > claimed.version
+
+
+def test_the_pool_plays_a_table_of_thinking_bots_to_its_end(pool_of):
+    pool_of(1)
+    match = table_of_thinking_bots("pizza-party")
+    rounds = 0
+    while Match.objects.get(pk=match.pk).is_playing:
+        worker.play_thinking_turns(wait=THOUGHT_WAIT)
+        rounds += 1
+        assert rounds < 500
+    assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
+
+
+def test_the_pool_never_runs_more_processes_than_its_size(pool_of):
+    pool = pool_of(2)
+    tables = [table_of_thinking_bots() for _ in range(5)]
+    worker.play_thinking_turns()
+    assert all(pool.thinking_about(t.pk) for t in tables)
+    assert len(pool.processes()) <= 2
+    thoughts = []
+    while pool.in_flight:
+        thoughts += pool.finished(wait=THOUGHT_WAIT)
+        assert len(pool.processes()) <= 2
+    assert len(thoughts) == 5
+    assert all(thought is not None for _turn, thought in thoughts)
+    assert 1 <= len({thought.pid for _turn, thought in thoughts}) <= 2
+    assert os.getpid() not in {thought.pid for _turn, thought in thoughts}
+
+
+def test_a_thought_that_comes_after_the_table_changed_is_dropped(pool_of):
+    pool_of(1)
+    match = table_of_thinking_bots()
+    turn = services.claim_thinking_turn(match.pk)
+    assert turn is not None
+    # Nobody else may take the turn while the pool has it.
+    assert services.claim_thinking_turn(match.pk) is None
+    Match.objects.filter(pk=match.pk).update(version=turn.version + 1)
+    engine = get_engine(match.game)
+    move = engine.bot_move(turn.view, turn.rng, 1)
+    assert services.play_thought_move(turn, move) is False
+    assert bot_moves(Match.objects.get(pk=match.pk)) == 0
+
+
+def test_a_pool_process_that_dies_does_not_lose_the_turn(pool_of):
+    pool = pool_of(1)
+    match = table_of_thinking_bots()
+    # A thought long enough to be killed in the middle of it.
+    with search.budget(seconds=600):
+        worker.play_thinking_turns()
+    assert pool.thinking_about(match.pk)
+    (pid,) = pool.processes()
+    os.kill(pid, signal.SIGKILL)
+    # The round that finds the process dead gives the turn back and hands it over again, to a
+    # new process; the next round plays it.
+    assert worker.play_thinking_turns(wait=THOUGHT_WAIT) == 0
+    assert pool.thinking_about(match.pk)
+    assert pid not in pool.processes()
+    assert worker.play_thinking_turns(wait=THOUGHT_WAIT) == 1
+    assert bot_moves(Match.objects.get(pk=match.pk)) == 1
