@@ -77,6 +77,15 @@ def code_label(code: str) -> str:
     return code.replace("*", "★")
 
 
+#: Every code a deal may hold (plain, finisher, chilli, burnt), and what each one is, looked up
+#: once here rather than parsed again on every move (searches apply hundreds of thousands).
+_ALL_CODES = (*SLICE_COUNTS, BURNT, *(code + "*" for code in SLICE_COUNTS if kind_of(code)))
+KIND_OF_CODE: dict[str, str | None] = {code: kind_of(code) for code in _ALL_CODES}
+OLIVES_OF_CODE: dict[str, int] = {code: olives_of(code) for code in _ALL_CODES}
+FINISHER_CODES = frozenset(code for code in _ALL_CODES if is_finisher(code))
+EDIBLE_CODES = frozenset(code for code in _ALL_CODES if is_edible(code))
+
+
 def slice_code(state: State, slice_id: int) -> str:
     return state["pizzas"][slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
 
@@ -84,14 +93,19 @@ def slice_code(state: State, slice_id: int) -> str:
 def portions_of_cut(starts: list[int], pizza: int) -> list[list[int]]:
     """The portions (lists of global slice ids) that a cut at ``starts`` makes, in sorted order:
     portion j runs from s_j up to s_{j+1} - 1 and the last one wraps round to s_0 - 1."""
-    ordered = sorted(starts)
+    return [list(portion) for portion in _portions_of_cut(tuple(sorted(starts)), pizza)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _portions_of_cut(ordered: tuple[int, ...], pizza: int) -> tuple[tuple[int, ...], ...]:
+    # Searches cut the same few pizzas many times over: each cut is worked out once.
     base = pizza * SLICES_PER_PIZZA
     portions = []
     for j, start in enumerate(ordered):
         end = ordered[(j + 1) % len(ordered)]
         length = (end - start) % SLICES_PER_PIZZA or SLICES_PER_PIZZA
-        portions.append([base + (start + step) % SLICES_PER_PIZZA for step in range(length)])
-    return portions
+        portions.append(tuple(base + (start + step) % SLICES_PER_PIZZA for step in range(length)))
+    return tuple(portions)
 
 
 class PartDuChef(Engine):
@@ -334,15 +348,27 @@ class PartDuChef(Engine):
                 )
 
     def _kept_finisher_kinds(self, state: State, portion: list[int], eat: list[int]) -> set[str]:
-        eaten = set(eat)
+        pizza = state["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
         return {
-            kind_of(slice_code(state, i))
+            KIND_OF_CODE[code]
             for i in portion
-            if i not in eaten and is_finisher(slice_code(state, i))
+            if (code := pizza[i % SLICES_PER_PIZZA]) in FINISHER_CODES and i not in eat
         }
 
     def _kept_of_kind(self, state: State, seat: int, kind: str) -> list[int]:
-        return [i for i in state["kept"][seat] if kind_of(slice_code(state, i)) == kind]
+        pizzas = state["pizzas"]
+        return [
+            i
+            for i in state["kept"][seat]
+            if KIND_OF_CODE[pizzas[i // SLICES_PER_PIZZA][i % SLICES_PER_PIZZA]] == kind
+        ]
+
+    def _keeps_kind(self, state: State, seat: int, kind: str) -> bool:
+        pizzas = state["pizzas"]
+        return any(
+            KIND_OF_CODE[pizzas[i // SLICES_PER_PIZZA][i % SLICES_PER_PIZZA]] == kind
+            for i in state["kept"][seat]
+        )
 
     def _check_marianne(self, state: State, seat: int, move: Move) -> None:
         if set(move) != {"marianne"}:
@@ -434,25 +460,28 @@ class PartDuChef(Engine):
         olives = list(new["olives"])
         slice_points = list(new["slice_points"])
         pizza = new["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
+        mine_kept, mine_eaten = kept[seat], eaten[seat]
         for slice_id in portion:
             code = pizza[slice_id % SLICES_PER_PIZZA]
             if code != BURNT:
                 slice_points[seat] += 1
             if slice_id in eaten_now:
-                eaten[seat].append(slice_id)
-                olives[seat] += olives_of(code)
+                mine_eaten.append(slice_id)
+                olives[seat] += OLIVES_OF_CODE[code]
             else:
-                kept[seat].append(slice_id)
+                mine_kept.append(slice_id)
         new["kept"] = kept
-        steal = move.get("steal", {})
-        for kind in KINDS:
-            if kind in steal:
-                target = steal[kind]
-                taken = min(self._kept_of_kind(new, target, kind))
-                kept[target] = [i for i in kept[target] if i != taken]
-                kept[seat].append(taken)
-        kept[seat].sort()
-        eaten[seat].sort()
+        steal = move.get("steal")
+        if steal:
+            for kind in KINDS:
+                if kind in steal:
+                    target = steal[kind]
+                    taken = min(self._kept_of_kind(new, target, kind))
+                    kept[target] = [i for i in kept[target] if i != taken]
+                    mine_kept.append(taken)
+        mine_kept.sort()
+        if eaten_now:
+            mine_eaten.sort()
         new["eaten"] = eaten
         new["olives"] = olives
         new["slice_points"] = slice_points
@@ -538,7 +567,7 @@ class PartDuChef(Engine):
         return [
             other
             for other in range(state["n"])
-            if other != seat and self._kept_of_kind(state, other, kind)
+            if other != seat and self._keeps_kind(state, other, kind)
         ]
 
     def _marianne_swaps(self, state: State, seat: int) -> Iterator[Move]:
@@ -560,7 +589,12 @@ class PartDuChef(Engine):
             return {"cut": sorted(rng.sample(range(SLICES_PER_PIZZA), state["n"]))}
         index = rng.choice([j for j, owner in enumerate(state["taken_by"]) if owner is None])
         portion = state["portions"][index]
-        eat = [i for i in portion if is_edible(slice_code(state, i)) and rng.random() < 0.5]
+        pizza = state["pizzas"][state["round"]]
+        eat = [
+            i
+            for i in portion
+            if pizza[i % SLICES_PER_PIZZA] in EDIBLE_CODES and rng.random() < 0.5
+        ]
         move: Move = {"take": index, "eat": eat}
         steal = {}
         for kind in sorted(self._kept_finisher_kinds(state, portion, eat), key=KINDS.index):
@@ -775,7 +809,12 @@ class PartDuChef(Engine):
         return out
 
     def held(self, state: State, seat: int, code: str) -> int:
-        return sum(1 for i in state["kept"][seat] if slice_code(state, i) == code)
+        pizzas = state["pizzas"]
+        return sum(
+            1
+            for i in state["kept"][seat]
+            if pizzas[i // SLICES_PER_PIZZA][i % SLICES_PER_PIZZA] == code
+        )
 
     def breakdown(self, state: State) -> list[dict[str, int]]:
         counts = self.final_counts(state)
@@ -906,13 +945,21 @@ def deal_after(revealed: list[list[str]], rng: random.Random) -> list[list[str]]
     deal would make them: what a seat that has seen only ``revealed`` cannot tell from the real
     later pizzas. A kind whose finisher is not among ``revealed`` has it on one of its unseen
     slices."""
-    seen = Counter(code.rstrip("*") for pizza in revealed for code in pizza if code != BURNT)
-    slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count - seen[code])]
-    starred = {kind_of(code) for pizza in revealed for code in pizza if is_finisher(code)}
-    for kind in KINDS:
-        if kind not in starred:
-            of_kind = [i for i, code in enumerate(slices) if kind_of(code) == kind]
-            slices[rng.choice(of_kind)] += "*"
+    if revealed:
+        seen = Counter(code.rstrip("*") for pizza in revealed for code in pizza if code != BURNT)
+        slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count - seen[code])]
+        starred = {kind_of(code) for pizza in revealed for code in pizza if is_finisher(code)}
+        kind_places = [
+            [i for i, code in enumerate(slices) if kind_of(code) == kind]
+            for kind in KINDS
+            if kind not in starred
+        ]
+    else:
+        # The whole deal (every search world starts from one): the same draws, tables made once.
+        slices = list(_ALL_SLICES)
+        kind_places = _ALL_KIND_PLACES
+    for of_kind in kind_places:
+        slices[rng.choice(of_kind)] += "*"
     rng.shuffle(slices)
     pizzas = [list(pizza) for pizza in revealed]
     for k in range(PIZZAS - len(revealed)):
@@ -920,6 +967,12 @@ def deal_after(revealed: list[list[str]], rng: random.Random) -> list[list[str]]
         pizza.insert(rng.randrange(SLICES_PER_PIZZA), BURNT)
         pizzas.append(pizza)
     return pizzas
+
+
+_ALL_SLICES = tuple(code for code, count in SLICE_COUNTS.items() for _ in range(count))
+_ALL_KIND_PLACES = [
+    [i for i, code in enumerate(_ALL_SLICES) if kind_of(code) == kind] for kind in KINDS
+]
 
 
 def check_pizzas(pizzas: Any) -> None:
