@@ -171,12 +171,13 @@ class PartDuChef(Engine):
 
     def to_move(self, state: State) -> list[int]:
         phase = state["phase"]
-        if phase == "deal":
-            return [CHANCE]
+        if phase == "take":  # the most frequent, first; ``chooser`` written out (searches)
+            chef = state["first_chef"] + state["round"]
+            return [(chef + 1 + state["choosers_done"]) % state["n"]]
         if phase == "cut":
             return [self.chef(state)]
-        if phase == "take":
-            return [self.chooser(state)]
+        if phase == "deal":
+            return [CHANCE]
         if phase == "chillies":
             return [
                 seat
@@ -450,13 +451,14 @@ class PartDuChef(Engine):
     def _apply_take(self, new: State, seat: int, move: Move) -> None:
         index = move["take"]
         portion = new["portions"][index]
-        eaten_now = set(move.get("eat", []))
+        eaten_now = move.get("eat") or ()
         # Only the taker's lists and its victims' change: the others are shared with the state
         # before (nothing changes a state's lists in place).
         kept = list(new["kept"])
         eaten = list(new["eaten"])
         kept[seat] = list(kept[seat])
-        eaten[seat] = list(eaten[seat])
+        if eaten_now:
+            eaten[seat] = list(eaten[seat])
         olives = list(new["olives"])
         slice_points = list(new["slice_points"])
         pizza = new["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
@@ -1057,6 +1059,14 @@ def best_chilli_assignment(
         chillies,
     )
     return dict(_best_chilli_assignment(*key))
+
+
+def best_chilli_counts(
+    raw_counts: tuple[int, ...], others_counts: tuple[tuple[int, ...], ...], chillies: int
+) -> tuple[int, ...]:
+    """``best_chilli_assignment`` on counts in kind order (M, R, F, V, T), for searches that
+    keep their counts as tuples: the chillies given to each kind."""
+    return tuple(count for _, count in _best_chilli_assignment(raw_counts, others_counts, chillies))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -29,6 +29,7 @@ from .part_du_chef import (
     MAJORITY_VALUE,
     SLICES_PER_PIZZA,
     VALID_CODES,
+    best_chilli_counts,
     is_edible,
     is_finisher,
     kind_of,
@@ -304,7 +305,7 @@ MARGIN_SCALE = 12.0
 
 def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Move:
     """Level 3: the search of ``search.search_move`` over level 1's best candidates, each world
-    re-dealt from the view and played out by every seat with ``fast_move``."""
+    re-dealt from the view and played out by every seat with the lean policy below."""
     seat = view["you"]
     candidates = [move for _, move in ranked_moves(state, seat)[:SEARCH_CANDIDATES]]
     return search.search_move(
@@ -312,28 +313,229 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
         lambda world, move: ENGINE.advance(world, seat, move),
         candidates,
         seat,
-        _rollout_reward,
+        lean_rollout_reward,
         rng,
     )
 
 
-def _rollout_reward(state: State, seat: int, rng: random.Random) -> float:
-    """Every seat finishes the round as level 1 would (the chef's cut is judged by the portions
-    the others leave it); then the rest of the game is played out with ``fast_move``."""
-    round_now = state["round"]
+# --- the lean playout ----------------------------------------------------------------------------
+# A playout needs only what scores: each seat's kept slices per kind, its points so far, its burnt
+# slices and its chillies. Which slice a steal takes never changes a score (a finisher counts 1
+# like any slice of its kind), so the playout counts instead of moving slice ids about, and plays
+# a whole game in the time the engine's states take for a few moves.
+
+#: Index of each code's kind in ``KINDS``; a chilli and a burnt slice have none.
+_KIND_INDEX = {code: (KINDS.index(kind_of(code)) if kind_of(code) else -1) for code in VALID_CODES}
+_OLIVES = {code: olives_of(code) for code in VALID_CODES}
+_FINISHER = {code: is_finisher(code) for code in VALID_CODES}
+_MAJORITY = [MAJORITY_VALUE[kind] for kind in KINDS]
+#: A kept slice's share of its kind's majority value by where it leaves the keeper against the
+#: best rival (index: own count after keeping minus the rival's, from -2 or less to +2 or more):
+#: a slice that draws level or takes the lead is worth most, one far behind or far ahead little.
+_RACE_SHARE = (0.05, 0.25, 0.5, 0.45, 0.15)
+#: What a kept slice adds for the variety bonus when it raises the keeper's smallest count.
+_VARIETY_HOPE = 2.0
+#: A chilli counts for the kind of its holder's choosing at the end.
+_CHILLI_WORTH = 3.5
+#: Cuts a chef weighs in a playout (sampled from every cut).
+_PLAYOUT_CUTS = 24
+
+
+def lean_rollout_reward(state: State, seat: int, rng: random.Random) -> float:
+    """Plays the world out from ``state`` with every seat on ``_lean_take`` and ``_lean_cut``
+    and says how good the end is for ``seat`` (``search.outcome_reward``)."""
+    phase = state["phase"]
+    if phase not in ("cut", "take"):
+        return _engine_reward(state, seat, rng)
+    n = state["n"]
+    pizzas = state["pizzas"]
+    counts, points, burnt, chillies = _lean_tallies(state)
+    round_number = state["round"]
+    if phase == "take":
+        pizza = pizzas[round_number]
+        free = [
+            [pizza[i % SLICES_PER_PIZZA] for i in portion]
+            for portion, owner in zip(state["portions"], state["taken_by"], strict=True)
+            if owner is None
+        ]
+        first = ENGINE.chooser(state)
+        for turn in range(len(free)):
+            _lean_take(free, (first + turn) % n, counts, points, burnt, chillies)
+        round_number += 1
+    first_chef = state["first_chef"]
+    cuts = CUT_SPANS[n]
+    while round_number < len(pizzas):
+        chef = (first_chef + round_number) % n
+        free = _lean_cut(pizzas[round_number], chef, counts, cuts, rng)
+        for turn in range(1, n + 1):
+            _lean_take(free, (chef + turn) % n, counts, points, burnt, chillies)
+        round_number += 1
+    scores = _lean_scores(counts, points, burnt, chillies)
+    ranks = [1 + sum(1 for other in scores if other > mine) for mine in scores]
+    return search.outcome_reward(scores, ranks, seat, MARGIN_SCALE)
+
+
+def _engine_reward(state: State, seat: int, rng: random.Random) -> float:
     while not ENGINE.is_over(state):
         mover = ENGINE.to_move(state)[0]
-        if state["round"] == round_now and state["phase"] == "take":
-            move = _greedy_take(state, mover)
-        else:
-            move = fast_move(state, mover, rng)
-        state = ENGINE.advance(state, mover, move)
+        state = ENGINE.advance(state, mover, fast_move(state, mover, rng))
     result = ENGINE.result(state)
     return search.outcome_reward(result.scores, result.ranks, seat, MARGIN_SCALE)
 
 
-def _greedy_take(state: State, seat: int) -> Move:
-    return max(
-        ((position_worth(after, seat), move) for move, after in _take_candidates(state, seat)),
-        key=lambda pair: pair[0],
-    )[1]
+def _lean_tallies(
+    state: State,
+) -> tuple[list[list[int]], list[int], list[int], list[int]]:
+    """Each seat's kept slices per kind, points so far, burnt slices and chillies."""
+    pizzas = state["pizzas"]
+    counts, burnt, chillies = [], [], []
+    for kept in state["kept"]:
+        mine = [0, 0, 0, 0, 0]
+        burnt_here = chillies_here = 0
+        for slice_id in kept:
+            code = pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
+            kind = _KIND_INDEX[code]
+            if kind >= 0:
+                mine[kind] += 1
+            elif code == BURNT:
+                burnt_here += 1
+            else:
+                chillies_here += 1
+        counts.append(mine)
+        burnt.append(burnt_here)
+        chillies.append(chillies_here)
+    points = [o + s for o, s in zip(state["olives"], state["slice_points"], strict=True)]
+    return counts, points, burnt, chillies
+
+
+def _keep_worths(counts: list[list[int]], seat: int) -> list[float]:
+    """What keeping one more slice of each kind is worth to ``seat`` (``_RACE_SHARE``)."""
+    mine = counts[seat]
+    lowest = min(mine)
+    worths = []
+    for kind in range(5):
+        rival = max(other[kind] for s, other in enumerate(counts) if s != seat)
+        lead = mine[kind] + 1 - rival
+        share = _RACE_SHARE[2 + (-2 if lead < -2 else 2 if lead > 2 else lead)]
+        worth = _MAJORITY[kind] * share
+        if mine[kind] == lowest:
+            worth += _VARIETY_HOPE
+        worths.append(worth)
+    return worths
+
+
+def _slice_worths(codes: list[str], worths: list[float]) -> list[float]:
+    """Each slice's worth to a seat whose ``_keep_worths`` are ``worths`` (kept or eaten,
+    whichever is worth more, plus its slice point)."""
+    out = []
+    for code in codes:
+        kind = _KIND_INDEX[code]
+        if kind >= 0:
+            keep = worths[kind] * (2 if _FINISHER[code] else 1)
+            olives = _OLIVES[code]
+            out.append(1 + (olives if olives > keep else keep))
+        elif code == BURNT:
+            out.append(-3.0)
+        else:
+            out.append(1 + _CHILLI_WORTH)
+    return out
+
+
+def _lean_take(
+    free: list[list[str]],
+    seat: int,
+    counts: list[list[int]],
+    points: list[int],
+    burnt: list[int],
+    chillies: list[int],
+) -> None:
+    """``seat`` takes the free portion worth most to it, eats what is worth more eaten, steals
+    with each finisher it keeps from the rival who leads the kind."""
+    worths = _keep_worths(counts, seat)
+    best = max(range(len(free)), key=lambda j: sum(_slice_worths(free[j], worths)))
+    portion = free.pop(best)
+    mine = counts[seat]
+    steals = []
+    for code in portion:
+        kind = _KIND_INDEX[code]
+        if kind < 0:
+            if code == BURNT:
+                burnt[seat] += 1
+            else:
+                points[seat] += 1
+                chillies[seat] += 1
+            continue
+        points[seat] += 1
+        if _OLIVES[code] > worths[kind] * (2 if _FINISHER[code] else 1):
+            points[seat] += _OLIVES[code]
+        else:
+            mine[kind] += 1
+            if _FINISHER[code]:
+                steals.append(kind)
+    for kind in steals:
+        victims = [s for s in range(len(counts)) if s != seat and counts[s][kind]]
+        if victims:
+            victim = max(victims, key=lambda s: counts[s][kind])
+            counts[victim][kind] -= 1
+            mine[kind] += 1
+
+
+def _lean_cut(
+    pizza: list[str],
+    chef: int,
+    counts: list[list[int]],
+    cuts: list[tuple[tuple[int, int], ...]],
+    rng: random.Random,
+) -> list[list[str]]:
+    """The chef's cut in a playout: of a sample of cuts, the one whose least worthy portion (the
+    one the chef will be left with) is worth most to the chef."""
+    values = _slice_worths(pizza, _keep_worths(counts, chef))
+    prefix = [0.0]
+    for value in values + values:
+        prefix.append(prefix[-1] + value)
+    best, best_worth = cuts[0], float("-inf")
+    for index in rng.sample(range(len(cuts)), min(_PLAYOUT_CUTS, len(cuts))):
+        spans = cuts[index]
+        sums = sorted(prefix[end] - prefix[start] for start, end in spans)
+        worth = sums[0] + 0.01 * sums[1]
+        if worth > best_worth:
+            best, best_worth = spans, worth
+    return [[pizza[i % SLICES_PER_PIZZA] for i in range(start, end)] for start, end in best]
+
+
+#: Each cut as the (start, end) positions of its portions, the last one wrapping past 12.
+CUT_SPANS = {
+    n: [
+        tuple(
+            (start, cut[j + 1] if j + 1 < n else cut[0] + SLICES_PER_PIZZA)
+            for j, start in enumerate(cut)
+        )
+        for cut in cuts
+    ]
+    for n, cuts in CUTS.items()
+}
+
+
+def _lean_scores(
+    counts: list[list[int]], points: list[int], burnt: list[int], chillies: list[int]
+) -> list[int]:
+    """The totals at the end: chillies assigned as suggested, then majorities and variety."""
+    n = len(counts)
+    final = [list(mine) for mine in counts]
+    for seat in range(n):
+        if chillies[seat]:
+            others = tuple(tuple(counts[s]) for s in range(n) if s != seat)
+            assignment = best_chilli_counts(tuple(counts[seat]), others, chillies[seat])
+            for kind, extra in enumerate(assignment):
+                final[seat][kind] += extra
+    scores = []
+    for seat in range(n):
+        mine = final[seat]
+        total = points[seat] - 3 * burnt[seat] + 5 * min(mine)
+        for kind in range(5):
+            if mine[kind] >= 1 and all(
+                mine[kind] >= final[s][kind] for s in range(n) if s != seat
+            ):
+                total += _MAJORITY[kind]
+        scores.append(total)
+    return scores
