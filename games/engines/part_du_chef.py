@@ -593,9 +593,7 @@ class PartDuChef(Engine):
         portion = state["portions"][index]
         pizza = state["pizzas"][state["round"]]
         eat = [
-            i
-            for i in portion
-            if pizza[i % SLICES_PER_PIZZA] in EDIBLE_CODES and rng.random() < 0.5
+            i for i in portion if pizza[i % SLICES_PER_PIZZA] in EDIBLE_CODES and rng.random() < 0.5
         ]
         move: Move = {"take": index, "eat": eat}
         steal = {}
@@ -1061,15 +1059,7 @@ def best_chilli_assignment(
     return dict(_best_chilli_assignment(*key))
 
 
-def best_chilli_counts(
-    raw_counts: tuple[int, ...], others_counts: tuple[tuple[int, ...], ...], chillies: int
-) -> tuple[int, ...]:
-    """``best_chilli_assignment`` on counts in kind order (M, R, F, V, T), for searches that
-    keep their counts as tuples: the chillies given to each kind."""
-    return tuple(count for _, count in _best_chilli_assignment(raw_counts, others_counts, chillies))
-
-
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1 << 16)
 def _best_chilli_assignment(
     raw_counts: tuple[int, ...], others_counts: tuple[tuple[int, ...], ...], chillies: int
 ) -> tuple[tuple[str, int], ...]:

@@ -15,6 +15,7 @@ assign their chillies as suggested.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from typing import Any
@@ -24,12 +25,14 @@ from .base import Move, State
 from .part_du_chef import (
     BURNT,
     CHILLI,
+    CHILLI_TIE_ORDER,
     ENGINE,
     KINDS,
     MAJORITY_VALUE,
+    PIZZAS,
     SLICES_PER_PIZZA,
     VALID_CODES,
-    best_chilli_counts,
+    chilli_assignments,
     is_edible,
     is_finisher,
     kind_of,
@@ -412,12 +415,12 @@ def _keep_worths(counts: list[list[int]], seat: int) -> list[float]:
     """What keeping one more slice of each kind is worth to ``seat`` (``_RACE_SHARE``)."""
     mine = counts[seat]
     lowest = min(mine)
+    others = [other for s, other in enumerate(counts) if s != seat]
+    rivals = others[0] if len(others) == 1 else list(map(max, *others))
     worths = []
     for kind in range(5):
-        rival = max(other[kind] for s, other in enumerate(counts) if s != seat)
-        lead = mine[kind] + 1 - rival
-        share = _RACE_SHARE[2 + (-2 if lead < -2 else 2 if lead > 2 else lead)]
-        worth = _MAJORITY[kind] * share
+        lead = mine[kind] + 1 - rivals[kind]
+        worth = _MAJORITY[kind] * _RACE_SHARE[2 + (-2 if lead < -2 else 2 if lead > 2 else lead)]
         if mine[kind] == lowest:
             worth += _VARIETY_HOPE
         worths.append(worth)
@@ -491,28 +494,73 @@ def _lean_cut(
     one the chef will be left with) is worth most to the chef."""
     values = _slice_worths(pizza, _keep_worths(counts, chef))
     prefix = [0.0]
+    total = 0.0
     for value in values + values:
-        prefix.append(prefix[-1] + value)
+        total += value
+        prefix.append(total)
     best, best_worth = cuts[0], float("-inf")
-    for index in rng.sample(range(len(cuts)), min(_PLAYOUT_CUTS, len(cuts))):
-        spans = cuts[index]
-        sums = sorted(prefix[end] - prefix[start] for start, end in spans)
+    # An even spread of the cuts from a random first one: as varied as a sample, fewer draws.
+    count = len(cuts)
+    tried = min(_PLAYOUT_CUTS, count)
+    first, stride = rng.randrange(count), count // tried
+    for step in range(tried):
+        spans = cuts[(first + step * stride) % count]
+        sums = sorted([prefix[end] - prefix[start] for start, end in spans])
         worth = sums[0] + 0.01 * sums[1]
         if worth > best_worth:
             best, best_worth = spans, worth
     return [[pizza[i % SLICES_PER_PIZZA] for i in range(start, end)] for start, end in best]
 
 
-#: Each cut as the (start, end) positions of its portions, the last one wrapping past 12.
+def _spans(cut: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """A cut as the (start, end) positions of its portions, the last one wrapping past 12."""
+    n = len(cut)
+    return tuple(
+        (start, cut[j + 1] if j + 1 < n else cut[0] + SLICES_PER_PIZZA)
+        for j, start in enumerate(cut)
+    )
+
+
+def _even_enough(spans: tuple[tuple[int, int], ...]) -> bool:
+    """Portions within two slices of an even share: a playout's chef does not weigh a cut that
+    leaves one portion of 1 slice and another of 11."""
+    share = SLICES_PER_PIZZA / len(spans)
+    return all(share - 2.5 <= end - start <= share + 2.5 for start, end in spans)
+
+
+#: The cuts a playout's chef chooses from, for each number of players.
 CUT_SPANS = {
-    n: [
-        tuple(
-            (start, cut[j + 1] if j + 1 < n else cut[0] + SLICES_PER_PIZZA)
-            for j, start in enumerate(cut)
-        )
-        for cut in cuts
-    ]
-    for n, cuts in CUTS.items()
+    n: [spans for spans in map(_spans, cuts) if _even_enough(spans)] for n, cuts in CUTS.items()
+}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _chilli_split(mine: tuple[int, ...], rivals: tuple[int, ...], chillies: int) -> tuple[int, ...]:
+    """The spec's suggested chilli assignment (``best_chilli_assignment``) judged against the
+    best rival count of each kind, which is all it depends on: chillies per kind."""
+    best, best_points = _CHILLI_SPLITS[chillies][0], -1
+    for split in _CHILLI_SPLITS[chillies]:
+        points, lowest = 0, SLICES_PER_PIZZA * PIZZAS
+        for kind in range(5):
+            count = mine[kind] + split[kind]
+            if count >= 1 and count >= rivals[kind]:
+                points += _MAJORITY[kind]
+            if count < lowest:
+                lowest = count
+        points += 5 * lowest
+        if points > best_points:  # the splits come in the tie order: the first best wins
+            best, best_points = split, points
+    return best
+
+
+#: Every split of 1 to 3 chillies over the kinds, the spec's tie order first (most on T, …).
+_CHILLI_SPLITS = {
+    count: sorted(
+        (tuple(split[kind] for kind in KINDS) for split in chilli_assignments(count)),
+        key=lambda split: tuple(split[KINDS.index(kind)] for kind in CHILLI_TIE_ORDER),
+        reverse=True,
+    )
+    for count in range(1, 4)
 }
 
 
@@ -524,8 +572,9 @@ def _lean_scores(
     final = [list(mine) for mine in counts]
     for seat in range(n):
         if chillies[seat]:
-            others = tuple(tuple(counts[s]) for s in range(n) if s != seat)
-            assignment = best_chilli_counts(tuple(counts[seat]), others, chillies[seat])
+            others = [other for s, other in enumerate(counts) if s != seat]
+            rivals = others[0] if n == 2 else list(map(max, *others))
+            assignment = _chilli_split(tuple(counts[seat]), tuple(rivals), chillies[seat])
             for kind, extra in enumerate(assignment):
                 final[seat][kind] += extra
     scores = []
@@ -533,9 +582,7 @@ def _lean_scores(
         mine = final[seat]
         total = points[seat] - 3 * burnt[seat] + 5 * min(mine)
         for kind in range(5):
-            if mine[kind] >= 1 and all(
-                mine[kind] >= final[s][kind] for s in range(n) if s != seat
-            ):
+            if mine[kind] >= 1 and all(mine[kind] >= final[s][kind] for s in range(n) if s != seat):
                 total += _MAJORITY[kind]
         scores.append(total)
     return scores
