@@ -311,6 +311,8 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
     re-dealt from the view and played out by every seat with the lean policy below."""
     seat = view["you"]
     candidates = [move for _, move in ranked_moves(state, seat)[:SEARCH_CANDIDATES]]
+    if state["phase"] == "cut" and "marianne" not in candidates[0]:
+        candidates = _merged(candidates[:CUT_CANDIDATES_BY_VALUE], left_for_chef(state, seat))
     return search.search_move(
         search.worlds_from_view(ENGINE, view),
         lambda world, move: ENGINE.advance(world, seat, move),
@@ -319,6 +321,43 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
         lean_rollout_reward,
         rng,
     )
+
+
+#: Of the cuts, the search weighs level 1's best few by slice values and the best by what the
+#: others leave the chef in ``left_for_chef``.
+CUT_CANDIDATES_BY_VALUE = 4
+CUT_CANDIDATES_LEFT = 6
+
+
+def _merged(first: list[Move], second: list[Move]) -> list[Move]:
+    return first + [move for move in second if move not in first]
+
+
+def left_for_chef(state: State, seat: int) -> list[Move]:
+    """The cuts whose portion the others leave the chef is worth most to the chef, when each of
+    them in turn takes the portion worth most to them (``_keep_worths``)."""
+    counts, _, _, _ = _lean_tallies(state)
+    n = state["n"]
+    pizza = state["pizzas"][state["round"]]
+    prefixes = {}
+    for chooser in {(seat + turn) % n for turn in range(n)}:
+        values = _slice_worths(pizza, _keep_worths(counts, chooser))
+        prefix, total = [0.0], 0.0
+        for value in values + values:
+            total += value
+            prefix.append(total)
+        prefixes[chooser] = prefix
+    choosers = [(seat + turn) % n for turn in range(1, n)]
+    scored = []
+    for cut in CUTS[n]:
+        spans = list(_spans(cut))
+        for chooser in choosers:
+            prefix = prefixes[chooser]
+            spans.remove(max(spans, key=lambda span: prefix[span[1]] - prefix[span[0]]))
+        [(start, end)] = spans
+        scored.append((prefixes[seat][end] - prefixes[seat][start], cut))
+    scored.sort(key=lambda pair: -pair[0])
+    return [{"cut": list(cut)} for _, cut in scored[:CUT_CANDIDATES_LEFT]]
 
 
 # --- the lean playout ----------------------------------------------------------------------------
