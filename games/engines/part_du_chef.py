@@ -186,6 +186,10 @@ class PartDuChef(Engine):
             ]
         return []
 
+    def is_over(self, state: State) -> bool:
+        phase = state["phase"]  # read first: a search asks after every move
+        return phase == "over" or (phase == "chillies" and not self.to_move(state))
+
     def simultaneous_step(self, state: State) -> str | None:
         return "chillies" if state["phase"] == "chillies" else None
 
@@ -459,19 +463,22 @@ class PartDuChef(Engine):
         kept[seat] = list(kept[seat])
         if eaten_now:
             eaten[seat] = list(eaten[seat])
-        olives = list(new["olives"])
-        slice_points = list(new["slice_points"])
         pizza = new["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
         mine_kept, mine_eaten = kept[seat], eaten[seat]
+        points = olives_now = 0
         for slice_id in portion:
             code = pizza[slice_id % SLICES_PER_PIZZA]
             if code != BURNT:
-                slice_points[seat] += 1
+                points += 1
             if slice_id in eaten_now:
                 mine_eaten.append(slice_id)
-                olives[seat] += OLIVES_OF_CODE[code]
+                olives_now += OLIVES_OF_CODE[code]
             else:
                 mine_kept.append(slice_id)
+        olives = list(new["olives"])
+        olives[seat] += olives_now
+        slice_points = list(new["slice_points"])
+        slice_points[seat] += points
         new["kept"] = kept
         steal = move.get("steal")
         if steal:
@@ -597,7 +604,12 @@ class PartDuChef(Engine):
         ]
         move: Move = {"take": index, "eat": eat}
         steal = {}
-        for kind in sorted(self._kept_finisher_kinds(state, portion, eat), key=KINDS.index):
+        finishers = [
+            KIND_OF_CODE[code]
+            for i in portion
+            if (code := pizza[i % SLICES_PER_PIZZA]) in FINISHER_CODES and i not in eat
+        ]
+        for kind in sorted(finishers, key=KINDS.index) if finishers else ():
             choice = rng.choice([None, *self.steal_targets(state, seat, kind)])
             if choice is not None:
                 steal[kind] = choice
