@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 from . import search
@@ -30,6 +32,7 @@ from .part_du_chef import (
     KINDS,
     MAJORITY_VALUE,
     PIZZAS,
+    SLICE_COUNTS,
     SLICES_PER_PIZZA,
     VALID_CODES,
     chilli_assignments,
@@ -315,12 +318,50 @@ def searched_move(view: dict[str, Any], state: State, rng: random.Random) -> Mov
         candidates = _merged(candidates[:CUT_CANDIDATES_BY_VALUE], left_for_chef(state, seat))
     return search.search_move(
         search.worlds_from_view(ENGINE, view),
-        lambda world, move: ENGINE.advance(world, seat, move),
+        _round_finisher(seat),
         candidates,
         seat,
         lean_rollout_reward,
         rng,
     )
+
+
+def _round_finisher(seat: int) -> Callable[[State, Move], State]:
+    """Plays the hero's move in a world, then the rest of this round's takes as level 1 would
+    (``_greedy_take``): the others' answer to the move, modelled on how the bots at the table
+    choose. Those takes depend only on what every seat sees (this pizza, the slices held), not on
+    the re-dealt later pizzas, so each candidate's are worked out in the first world and replayed
+    in the others."""
+    answers: dict[int, list[tuple[int, Move]]] = {}
+
+    def advance(world: State, move: Move) -> State:
+        after = ENGINE.advance(world, seat, move)
+        if id(move) not in answers:
+            answers[id(move)] = _rest_of_round(after)
+        for mover, answer in answers[id(move)]:
+            after = ENGINE.advance(after, mover, answer)
+        return after
+
+    return advance
+
+
+def _rest_of_round(state: State) -> list[tuple[int, Move]]:
+    """The takes that finish this round when every seat takes as level 1 would."""
+    moves = []
+    round_now = state["round"]
+    while state["phase"] == "take" and state["round"] == round_now:
+        mover = ENGINE.to_move(state)[0]
+        move = _greedy_take(state, mover)
+        moves.append((mover, move))
+        state = ENGINE.advance(state, mover, move)
+    return moves
+
+
+def _greedy_take(state: State, seat: int) -> Move:
+    return max(
+        ((position_worth(after, seat), move) for move, after in _take_candidates(state, seat)),
+        key=lambda pair: pair[0],
+    )[1]
 
 
 #: Of the cuts, the search weighs level 1's best few by slice values and the best by what the
@@ -337,11 +378,12 @@ def left_for_chef(state: State, seat: int) -> list[Move]:
     """The cuts whose portion the others leave the chef is worth most to the chef, when each of
     them in turn takes the portion worth most to them (``_keep_worths``)."""
     counts, _, _, _ = _lean_tallies(state)
+    left = _left_to_serve(state)
     n = state["n"]
     pizza = state["pizzas"][state["round"]]
     prefixes = {}
     for chooser in {(seat + turn) % n for turn in range(n)}:
-        values = _slice_worths(pizza, _keep_worths(counts, chooser))
+        values = _slice_worths(pizza, _keep_worths(counts, chooser, left))
         prefix, total = [0.0], 0.0
         for value in values + values:
             total += value
@@ -376,9 +418,9 @@ _MAJORITY = [MAJORITY_VALUE[kind] for kind in KINDS]
 #: a slice that draws level or takes the lead is worth most, one far behind or far ahead little.
 _RACE_SHARE = (0.05, 0.25, 0.5, 0.45, 0.15)
 #: What a kept slice adds for the variety bonus when it raises the keeper's smallest count.
-_VARIETY_HOPE = 2.0
+_VARIETY_HOPE = 1.0
 #: A chilli counts for the kind of its holder's choosing at the end.
-_CHILLI_WORTH = 3.5
+_CHILLI_WORTH = 5.0
 #: Cuts a chef weighs in a playout (sampled from every cut).
 _PLAYOUT_CUTS = 24
 
@@ -392,6 +434,7 @@ def lean_rollout_reward(state: State, seat: int, rng: random.Random) -> float:
     n = state["n"]
     pizzas = state["pizzas"]
     counts, points, burnt, chillies = _lean_tallies(state)
+    left = _left_to_serve(state)
     round_number = state["round"]
     if phase == "take":
         pizza = pizzas[round_number]
@@ -402,15 +445,15 @@ def lean_rollout_reward(state: State, seat: int, rng: random.Random) -> float:
         ]
         first = ENGINE.chooser(state)
         for turn in range(len(free)):
-            _lean_take(free, (first + turn) % n, counts, points, burnt, chillies)
+            _lean_take(free, (first + turn) % n, counts, points, burnt, chillies, left)
         round_number += 1
     first_chef = state["first_chef"]
     cuts = CUT_SPANS[n]
     while round_number < len(pizzas):
         chef = (first_chef + round_number) % n
-        free = _lean_cut(pizzas[round_number], chef, counts, cuts, rng)
+        free = _lean_cut(pizzas[round_number], chef, counts, cuts, rng, left)
         for turn in range(1, n + 1):
-            _lean_take(free, (chef + turn) % n, counts, points, burnt, chillies)
+            _lean_take(free, (chef + turn) % n, counts, points, burnt, chillies, left)
         round_number += 1
     scores = _lean_scores(counts, points, burnt, chillies)
     ranks = [1 + sum(1 for other in scores if other > mine) for mine in scores]
@@ -450,20 +493,58 @@ def _lean_tallies(
     return counts, points, burnt, chillies
 
 
-def _keep_worths(counts: list[list[int]], seat: int) -> list[float]:
-    """What keeping one more slice of each kind is worth to ``seat`` (``_RACE_SHARE``)."""
+def _keep_worths(
+    counts: list[list[int]], seat: int, left: list[int] | None = None
+) -> list[float]:
+    """What keeping one more slice of each kind is worth to ``seat``: the majority's value times
+    how much the slice raises the chance to hold it at the end, judged from the lead over the
+    best rival and the slices of the kind still to be served (``left``; without it, a fixed
+    share by lead, ``_RACE_SHARE``)."""
     mine = counts[seat]
     lowest = min(mine)
     others = [other for s, other in enumerate(counts) if s != seat]
     rivals = others[0] if len(others) == 1 else list(map(max, *others))
     worths = []
     for kind in range(5):
-        lead = mine[kind] + 1 - rivals[kind]
-        worth = _MAJORITY[kind] * _RACE_SHARE[2 + (-2 if lead < -2 else 2 if lead > 2 else lead)]
+        lead = mine[kind] - rivals[kind]
+        if left is None or not _SUPPLY_AWARE:
+            after = lead + 1
+            share = _RACE_SHARE[2 + (-2 if after < -2 else 2 if after > 2 else after)]
+        else:
+            spread = _SPREAD * math.sqrt(1 + left[kind] / len(counts))
+            share = _hold_chance(lead + 1, spread) - _hold_chance(lead, spread)
+        worth = _MAJORITY[kind] * share
         if mine[kind] == lowest:
             worth += _VARIETY_HOPE
         worths.append(worth)
     return worths
+
+
+def _hold_chance(lead: int, spread: float) -> float:
+    """The chance that a count ``lead`` ahead of the best rival's (0: level) is still at least
+    the rival's at the end, when what is left to serve moves the lead by about ``spread``."""
+    return 0.5 * (1 + math.erf((lead + 0.5) / (spread * math.sqrt(2))))
+
+
+#: Use the supply-aware race model (kept as a switch to compare the two).
+_SUPPLY_AWARE = True
+#: How far the rest of the game moves a lead, per slice of the kind left per seat (square root).
+_SPREAD = 1.2
+#: Slices of each kind in the game.
+_KIND_TOTALS = [sum(n for code, n in SLICE_COUNTS.items() if code[0] == kind) for kind in KINDS]
+
+
+def _left_to_serve(state: State) -> list[int]:
+    """Slices of each kind nobody has received yet (later pizzas and untaken portions): the
+    game's totals are public and every slice served is seen, so this is no leak."""
+    pizzas = state["pizzas"]
+    left = list(_KIND_TOTALS)
+    for held in (*state["kept"], *state["eaten"]):
+        for slice_id in held:
+            kind = _KIND_INDEX[pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]]
+            if kind >= 0:
+                left[kind] -= 1
+    return left
 
 
 def _slice_worths(codes: list[str], worths: list[float]) -> list[float]:
@@ -490,10 +571,11 @@ def _lean_take(
     points: list[int],
     burnt: list[int],
     chillies: list[int],
+    left: list[int] | None = None,
 ) -> None:
     """``seat`` takes the free portion worth most to it, eats what is worth more eaten, steals
     with each finisher it keeps from the rival who leads the kind."""
-    worths = _keep_worths(counts, seat)
+    worths = _keep_worths(counts, seat, left)
     best = max(range(len(free)), key=lambda j: sum(_slice_worths(free[j], worths)))
     portion = free.pop(best)
     mine = counts[seat]
@@ -508,6 +590,8 @@ def _lean_take(
                 chillies[seat] += 1
             continue
         points[seat] += 1
+        if left is not None:
+            left[kind] -= 1
         if _OLIVES[code] > worths[kind] * (2 if _FINISHER[code] else 1):
             points[seat] += _OLIVES[code]
         else:
@@ -528,10 +612,11 @@ def _lean_cut(
     counts: list[list[int]],
     cuts: list[tuple[tuple[int, int], ...]],
     rng: random.Random,
+    left: list[int] | None = None,
 ) -> list[list[str]]:
     """The chef's cut in a playout: of a sample of cuts, the one whose least worthy portion (the
     one the chef will be left with) is worth most to the chef."""
-    values = _slice_worths(pizza, _keep_worths(counts, chef))
+    values = _slice_worths(pizza, _keep_worths(counts, chef, left))
     prefix = [0.0]
     total = 0.0
     for value in values + values:
