@@ -334,36 +334,56 @@ def _round_finisher(seat: int) -> Callable[[State, Move], State]:
     choose. Those takes depend only on what every seat sees (this pizza, the slices held), not on
     the re-dealt later pizzas, so each candidate's are worked out in the first world and replayed
     in the others."""
-    answers: dict[int, list[tuple[int, Move]]] = {}
+    answers: dict[tuple[int, bool], list[tuple[int, Move]]] = {}
+    worlds: dict[int, int] = {}
 
     def advance(world: State, move: Move) -> State:
         after = ENGINE.advance(world, seat, move)
-        if id(move) not in answers:
-            answers[id(move)] = _rest_of_round(after)
-        for mover, answer in answers[id(move)]:
+        every = SURPRISE_EVERY.get(after["n"], 0)
+        worlds[id(move)] = seen = worlds.get(id(move), 0) + 1
+        key = (id(move), bool(every) and seen % every == 0)
+        if key not in answers:
+            answers[key] = _rest_of_round(after, surprise=key[1])
+        for mover, answer in answers[key]:
             after = ENGINE.advance(after, mover, answer)
         return after
 
     return advance
 
 
-def _rest_of_round(state: State) -> list[tuple[int, Move]]:
-    """The takes that finish this round when every seat takes as level 1 would."""
+#: In a duel, every so many worlds the other seat answers with its best take of the portion
+#: level 1 would not choose: the bot at the table may judge the portions otherwise, and a cut
+#: that is good only if it does not must show it. (Measured, 300 playouts a move against
+#: level 2: 24 of 40 duels won without, 32 of 41 with.)
+SURPRISE_EVERY = {2: 4}
+
+
+def _rest_of_round(state: State, surprise: bool = False) -> list[tuple[int, Move]]:
+    """The takes that finish this round when every seat takes as level 1 would (with
+    ``surprise``, the first taker takes another portion than level 1's, if there is one)."""
     moves = []
     round_now = state["round"]
     while state["phase"] == "take" and state["round"] == round_now:
         mover = ENGINE.to_move(state)[0]
-        move = _greedy_take(state, mover)
+        move = _greedy_take(state, mover, avoid=surprise)
+        surprise = False
         moves.append((mover, move))
         state = ENGINE.advance(state, mover, move)
     return moves
 
 
-def _greedy_take(state: State, seat: int) -> Move:
-    return max(
+def _greedy_take(state: State, seat: int, avoid: bool = False) -> Move:
+    """Level 1's take; with ``avoid``, its best take of another portion (if any is free)."""
+    ranked = sorted(
         ((position_worth(after, seat), move) for move, after in _take_candidates(state, seat)),
-        key=lambda pair: pair[0],
-    )[1]
+        key=lambda pair: -pair[0],
+    )
+    best = ranked[0][1]
+    if avoid:
+        others = [move for _, move in ranked if move["take"] != best["take"]]
+        if others:
+            return others[0]
+    return best
 
 
 #: Of the cuts, the search weighs level 1's best few by slice values and the best by what the
