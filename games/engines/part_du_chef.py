@@ -987,6 +987,9 @@ _ALL_KIND_PLACES = [
 ]
 
 
+_DEALT_COUNTS = Counter(SLICE_COUNTS)
+
+
 def check_pizzas(pizzas: Any) -> None:
     """Refuse a deal that is not 5 pizzas of 13 slices with the game's exact slices."""
     if (
@@ -1006,9 +1009,7 @@ def check_pizzas(pizzas: Any) -> None:
     finishers = [code for code in codes if is_finisher(code)]
     if sorted(kind_of(code[:-1]) or "?" for code in finishers) != sorted(KINDS):
         raise IllegalMove(gettext_noop("Each kind must have exactly one double finisher."))
-    plain = sorted(code.rstrip("*") for code in codes if code != BURNT)
-    expected = sorted(code for code, count in SLICE_COUNTS.items() for _ in range(count))
-    if plain != expected:
+    if Counter(code.rstrip("*") for code in codes if code != BURNT) != _DEALT_COUNTS:
         raise IllegalMove(gettext_noop("The deal does not hold the game's 65 slices."))
 
 
