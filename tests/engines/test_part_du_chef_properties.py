@@ -120,3 +120,21 @@ def test_level_3_playouts_score_a_finished_game_as_the_engine_does(seed, n):
         seat = ENGINE.to_move(state)[0]
         state = ENGINE.apply(state, seat, {"chillies": ENGINE.suggested_chillies(state, seat)})
     assert lean == ENGINE.result(state).scores
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5))
+def test_the_bots_projected_totals_are_the_engines_breakdown_during_play(seed, n):
+    """Level 1 judges every take by the totals if the game ended now, counted the lean way."""
+    from games.engines.part_du_chef_bot import _projected_totals
+
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    while state["phase"] != "chillies":
+        seat = ENGINE.to_move(state)[0]
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = ENGINE.random_move(state, seat, rng)
+            assert _projected_totals(state) == [row["total"] for row in ENGINE.breakdown(state)]
+        state = ENGINE.apply(state, seat, move)
