@@ -94,7 +94,9 @@ def main() -> None:
                 checked = games_per_second(engine, n, "apply", seconds)
                 lean = games_per_second(engine, n, "advance", seconds)
                 rounds.append((floor, checked, lean))
-            floor, checked, lean = (statistics.median(column) for column in zip(*rounds, strict=True))
+            floor, checked, lean = (
+                statistics.median(column) for column in zip(*rounds, strict=True)
+            )
             line = f"{slug:13} {n}p random games/s: apply {checked:8.1f}  advance {lean:8.1f}"
             if old:
                 apply_ratio = statistics.median(c / f for f, c, _ in rounds)
