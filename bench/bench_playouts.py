@@ -6,7 +6,10 @@ does with moves it drew itself (``Engine.advance``). Both play the same seeded g
 the same playouts on the engines of commit ``--baseline`` (read from git into a scratch package,
 never committed), measured in the same run, so the ratios survive a noisy machine.
 
-Run: ``.venv/bin/python bench/bench_playouts.py [--seconds S] [--baseline COMMIT|none]``.
+Run: ``.venv/bin/python bench/bench_playouts.py [--seconds S] [--baseline COMMIT|none]
+[--rounds N]``. On a busy machine ``--rounds N`` measures the three N times, interleaved, each for
+S / N seconds, and prints the median of each (and of each ratio): a load that comes and goes then
+weighs on the floor as much as on the engine.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import argparse
 import importlib
 import io
 import random
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -77,19 +81,29 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--baseline", default=ISSUE_13_BASELINE, help="a commit, or 'none'")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (medians)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         old = None if args.baseline == "none" else baseline_registry(args.baseline, Path(scratch))
         for slug, n in TABLES:
             engine = get_engine(slug)
-            floor = games_per_second(old.get_engine(slug), n, "apply", args.seconds) if old else 0
-            checked = games_per_second(engine, n, "apply", args.seconds)
-            lean = games_per_second(engine, n, "advance", args.seconds)
+            seconds = args.seconds / max(1, args.rounds)
+            rounds = []
+            for _ in range(max(1, args.rounds)):
+                floor = games_per_second(old.get_engine(slug), n, "apply", seconds) if old else 0
+                checked = games_per_second(engine, n, "apply", seconds)
+                lean = games_per_second(engine, n, "advance", seconds)
+                rounds.append((floor, checked, lean))
+            floor, checked, lean = (
+                statistics.median(column) for column in zip(*rounds, strict=True)
+            )
             line = f"{slug:13} {n}p random games/s: apply {checked:8.1f}  advance {lean:8.1f}"
             if old:
+                apply_ratio = statistics.median(c / f for f, c, _ in rounds)
+                advance_ratio = statistics.median(a / f for f, _, a in rounds)
                 line += (
                     f"  | {args.baseline} apply {floor:8.1f}:"
-                    f" apply {checked / floor:4.2f}x  advance {lean / floor:4.2f}x"
+                    f" apply {apply_ratio:4.2f}x  advance {advance_ratio:4.2f}x"
                 )
             print(line, flush=True)
 

@@ -77,6 +77,15 @@ def code_label(code: str) -> str:
     return code.replace("*", "★")
 
 
+#: Every code a deal may hold (plain, finisher, chilli, burnt), and what each one is, looked up
+#: once here rather than parsed again on every move (searches apply hundreds of thousands).
+_ALL_CODES = (*SLICE_COUNTS, BURNT, *(code + "*" for code in SLICE_COUNTS if kind_of(code)))
+KIND_OF_CODE: dict[str, str | None] = {code: kind_of(code) for code in _ALL_CODES}
+OLIVES_OF_CODE: dict[str, int] = {code: olives_of(code) for code in _ALL_CODES}
+FINISHER_CODES = frozenset(code for code in _ALL_CODES if is_finisher(code))
+EDIBLE_CODES = frozenset(code for code in _ALL_CODES if is_edible(code))
+
+
 def slice_code(state: State, slice_id: int) -> str:
     return state["pizzas"][slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
 
@@ -84,14 +93,19 @@ def slice_code(state: State, slice_id: int) -> str:
 def portions_of_cut(starts: list[int], pizza: int) -> list[list[int]]:
     """The portions (lists of global slice ids) that a cut at ``starts`` makes, in sorted order:
     portion j runs from s_j up to s_{j+1} - 1 and the last one wraps round to s_0 - 1."""
-    ordered = sorted(starts)
+    return [list(portion) for portion in _portions_of_cut(tuple(sorted(starts)), pizza)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _portions_of_cut(ordered: tuple[int, ...], pizza: int) -> tuple[tuple[int, ...], ...]:
+    # Searches cut the same few pizzas many times over: each cut is worked out once.
     base = pizza * SLICES_PER_PIZZA
     portions = []
     for j, start in enumerate(ordered):
         end = ordered[(j + 1) % len(ordered)]
         length = (end - start) % SLICES_PER_PIZZA or SLICES_PER_PIZZA
-        portions.append([base + (start + step) % SLICES_PER_PIZZA for step in range(length)])
-    return portions
+        portions.append(tuple(base + (start + step) % SLICES_PER_PIZZA for step in range(length)))
+    return tuple(portions)
 
 
 class PartDuChef(Engine):
@@ -157,12 +171,13 @@ class PartDuChef(Engine):
 
     def to_move(self, state: State) -> list[int]:
         phase = state["phase"]
-        if phase == "deal":
-            return [CHANCE]
+        if phase == "take":  # the most frequent, first; ``chooser`` written out (searches)
+            chef = state["first_chef"] + state["round"]
+            return [(chef + 1 + state["choosers_done"]) % state["n"]]
         if phase == "cut":
             return [self.chef(state)]
-        if phase == "take":
-            return [self.chooser(state)]
+        if phase == "deal":
+            return [CHANCE]
         if phase == "chillies":
             return [
                 seat
@@ -170,6 +185,10 @@ class PartDuChef(Engine):
                 if state["chillies"][seat] is None and state["chillies_held"][seat]
             ]
         return []
+
+    def is_over(self, state: State) -> bool:
+        phase = state["phase"]  # read first: a search asks after every move
+        return phase == "over" or (phase == "chillies" and not self.to_move(state))
 
     def simultaneous_step(self, state: State) -> str | None:
         return "chillies" if state["phase"] == "chillies" else None
@@ -334,15 +353,27 @@ class PartDuChef(Engine):
                 )
 
     def _kept_finisher_kinds(self, state: State, portion: list[int], eat: list[int]) -> set[str]:
-        eaten = set(eat)
+        pizza = state["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
         return {
-            kind_of(slice_code(state, i))
+            KIND_OF_CODE[code]
             for i in portion
-            if i not in eaten and is_finisher(slice_code(state, i))
+            if (code := pizza[i % SLICES_PER_PIZZA]) in FINISHER_CODES and i not in eat
         }
 
     def _kept_of_kind(self, state: State, seat: int, kind: str) -> list[int]:
-        return [i for i in state["kept"][seat] if kind_of(slice_code(state, i)) == kind]
+        pizzas = state["pizzas"]
+        return [
+            i
+            for i in state["kept"][seat]
+            if KIND_OF_CODE[pizzas[i // SLICES_PER_PIZZA][i % SLICES_PER_PIZZA]] == kind
+        ]
+
+    def _keeps_kind(self, state: State, seat: int, kind: str) -> bool:
+        pizzas = state["pizzas"]
+        return any(
+            KIND_OF_CODE[pizzas[i // SLICES_PER_PIZZA][i % SLICES_PER_PIZZA]] == kind
+            for i in state["kept"][seat]
+        )
 
     def _check_marianne(self, state: State, seat: int, move: Move) -> None:
         if set(move) != {"marianne"}:
@@ -424,35 +455,42 @@ class PartDuChef(Engine):
     def _apply_take(self, new: State, seat: int, move: Move) -> None:
         index = move["take"]
         portion = new["portions"][index]
-        eaten_now = set(move.get("eat", []))
+        eaten_now = move.get("eat") or ()
         # Only the taker's lists and its victims' change: the others are shared with the state
         # before (nothing changes a state's lists in place).
         kept = list(new["kept"])
         eaten = list(new["eaten"])
         kept[seat] = list(kept[seat])
-        eaten[seat] = list(eaten[seat])
-        olives = list(new["olives"])
-        slice_points = list(new["slice_points"])
+        if eaten_now:
+            eaten[seat] = list(eaten[seat])
         pizza = new["pizzas"][portion[0] // SLICES_PER_PIZZA]  # a portion is of one pizza
+        mine_kept, mine_eaten = kept[seat], eaten[seat]
+        points = olives_now = 0
         for slice_id in portion:
             code = pizza[slice_id % SLICES_PER_PIZZA]
             if code != BURNT:
-                slice_points[seat] += 1
+                points += 1
             if slice_id in eaten_now:
-                eaten[seat].append(slice_id)
-                olives[seat] += olives_of(code)
+                mine_eaten.append(slice_id)
+                olives_now += OLIVES_OF_CODE[code]
             else:
-                kept[seat].append(slice_id)
+                mine_kept.append(slice_id)
+        olives = list(new["olives"])
+        olives[seat] += olives_now
+        slice_points = list(new["slice_points"])
+        slice_points[seat] += points
         new["kept"] = kept
-        steal = move.get("steal", {})
-        for kind in KINDS:
-            if kind in steal:
-                target = steal[kind]
-                taken = min(self._kept_of_kind(new, target, kind))
-                kept[target] = [i for i in kept[target] if i != taken]
-                kept[seat].append(taken)
-        kept[seat].sort()
-        eaten[seat].sort()
+        steal = move.get("steal")
+        if steal:
+            for kind in KINDS:
+                if kind in steal:
+                    target = steal[kind]
+                    taken = min(self._kept_of_kind(new, target, kind))
+                    kept[target] = [i for i in kept[target] if i != taken]
+                    mine_kept.append(taken)
+        mine_kept.sort()
+        if eaten_now:
+            mine_eaten.sort()
         new["eaten"] = eaten
         new["olives"] = olives
         new["slice_points"] = slice_points
@@ -538,7 +576,7 @@ class PartDuChef(Engine):
         return [
             other
             for other in range(state["n"])
-            if other != seat and self._kept_of_kind(state, other, kind)
+            if other != seat and self._keeps_kind(state, other, kind)
         ]
 
     def _marianne_swaps(self, state: State, seat: int) -> Iterator[Move]:
@@ -560,10 +598,18 @@ class PartDuChef(Engine):
             return {"cut": sorted(rng.sample(range(SLICES_PER_PIZZA), state["n"]))}
         index = rng.choice([j for j, owner in enumerate(state["taken_by"]) if owner is None])
         portion = state["portions"][index]
-        eat = [i for i in portion if is_edible(slice_code(state, i)) and rng.random() < 0.5]
+        pizza = state["pizzas"][state["round"]]
+        eat = [
+            i for i in portion if pizza[i % SLICES_PER_PIZZA] in EDIBLE_CODES and rng.random() < 0.5
+        ]
         move: Move = {"take": index, "eat": eat}
         steal = {}
-        for kind in sorted(self._kept_finisher_kinds(state, portion, eat), key=KINDS.index):
+        finishers = [
+            KIND_OF_CODE[code]
+            for i in portion
+            if (code := pizza[i % SLICES_PER_PIZZA]) in FINISHER_CODES and i not in eat
+        ]
+        for kind in sorted(finishers, key=KINDS.index) if finishers else ():
             choice = rng.choice([None, *self.steal_targets(state, seat, kind)])
             if choice is not None:
                 steal[kind] = choice
@@ -775,7 +821,12 @@ class PartDuChef(Engine):
         return out
 
     def held(self, state: State, seat: int, code: str) -> int:
-        return sum(1 for i in state["kept"][seat] if slice_code(state, i) == code)
+        pizzas = state["pizzas"]
+        return sum(
+            1
+            for i in state["kept"][seat]
+            if pizzas[i // SLICES_PER_PIZZA][i % SLICES_PER_PIZZA] == code
+        )
 
     def breakdown(self, state: State) -> list[dict[str, int]]:
         counts = self.final_counts(state)
@@ -906,13 +957,21 @@ def deal_after(revealed: list[list[str]], rng: random.Random) -> list[list[str]]
     deal would make them: what a seat that has seen only ``revealed`` cannot tell from the real
     later pizzas. A kind whose finisher is not among ``revealed`` has it on one of its unseen
     slices."""
-    seen = Counter(code.rstrip("*") for pizza in revealed for code in pizza if code != BURNT)
-    slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count - seen[code])]
-    starred = {kind_of(code) for pizza in revealed for code in pizza if is_finisher(code)}
-    for kind in KINDS:
-        if kind not in starred:
-            of_kind = [i for i, code in enumerate(slices) if kind_of(code) == kind]
-            slices[rng.choice(of_kind)] += "*"
+    if revealed:
+        seen = Counter(code.rstrip("*") for pizza in revealed for code in pizza if code != BURNT)
+        slices = [code for code, count in SLICE_COUNTS.items() for _ in range(count - seen[code])]
+        starred = {kind_of(code) for pizza in revealed for code in pizza if is_finisher(code)}
+        kind_places = [
+            [i for i, code in enumerate(slices) if kind_of(code) == kind]
+            for kind in KINDS
+            if kind not in starred
+        ]
+    else:
+        # The whole deal (every search world starts from one): the same draws, tables made once.
+        slices = list(_ALL_SLICES)
+        kind_places = _ALL_KIND_PLACES
+    for of_kind in kind_places:
+        slices[rng.choice(of_kind)] += "*"
     rng.shuffle(slices)
     pizzas = [list(pizza) for pizza in revealed]
     for k in range(PIZZAS - len(revealed)):
@@ -920,6 +979,15 @@ def deal_after(revealed: list[list[str]], rng: random.Random) -> list[list[str]]
         pizza.insert(rng.randrange(SLICES_PER_PIZZA), BURNT)
         pizzas.append(pizza)
     return pizzas
+
+
+_ALL_SLICES = tuple(code for code, count in SLICE_COUNTS.items() for _ in range(count))
+_ALL_KIND_PLACES = [
+    [i for i, code in enumerate(_ALL_SLICES) if kind_of(code) == kind] for kind in KINDS
+]
+
+
+_DEALT_COUNTS = Counter(SLICE_COUNTS)
 
 
 def check_pizzas(pizzas: Any) -> None:
@@ -941,9 +1009,7 @@ def check_pizzas(pizzas: Any) -> None:
     finishers = [code for code in codes if is_finisher(code)]
     if sorted(kind_of(code[:-1]) or "?" for code in finishers) != sorted(KINDS):
         raise IllegalMove(gettext_noop("Each kind must have exactly one double finisher."))
-    plain = sorted(code.rstrip("*") for code in codes if code != BURNT)
-    expected = sorted(code for code, count in SLICE_COUNTS.items() for _ in range(count))
-    if plain != expected:
+    if Counter(code.rstrip("*") for code in codes if code != BURNT) != _DEALT_COUNTS:
         raise IllegalMove(gettext_noop("The deal does not hold the game's 65 slices."))
 
 
@@ -1006,7 +1072,7 @@ def best_chilli_assignment(
     return dict(_best_chilli_assignment(*key))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1 << 16)
 def _best_chilli_assignment(
     raw_counts: tuple[int, ...], others_counts: tuple[tuple[int, ...], ...], chillies: int
 ) -> tuple[tuple[str, int], ...]:

@@ -76,3 +76,65 @@ def test_bots_of_both_levels_play_only_legal_moves(seed, n, marianne):
             level = 1 + seat % 2 if seed % 7 == 0 else 1
             move = ENGINE.bot_move(ENGINE.view(state, seat), rng, level)
         state = ENGINE.apply(state, seat, move)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), marianne=st.booleans())
+def test_advance_gives_the_state_apply_gives_but_for_the_log(seed, n, marianne):
+    """What a search plays (``advance``, unchecked) and what the site plays (``apply``) agree on
+    everything the rules read, move after move, and neither changes the state it was given."""
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n, {"marianne": marianne})
+    while not ENGINE.is_over(state):
+        seat = ENGINE.to_move(state)[0]
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = ENGINE.random_move(state, seat, rng)
+        before = json.dumps(state)
+        applied = ENGINE.apply(state, seat, move)
+        advanced = ENGINE.advance(state, seat, move)
+        assert json.dumps(state) == before
+        assert {**advanced, "log": None} == {**applied, "log": None}
+        state = applied
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5))
+def test_level_3_playouts_score_a_finished_game_as_the_engine_does(seed, n):
+    """The lean playout keeps counts, not slices: at the end of the last pizza its totals (with
+    the suggested chillies) are the engine's."""
+    from games.engines import part_du_chef_bot as bots
+
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    while state["phase"] != "chillies":
+        seat = ENGINE.to_move(state)[0]
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = ENGINE.random_move(state, seat, rng)
+        state = ENGINE.apply(state, seat, move)
+    lean = bots._lean_scores(*bots._lean_tallies(state))
+    while not ENGINE.is_over(state):
+        seat = ENGINE.to_move(state)[0]
+        state = ENGINE.apply(state, seat, {"chillies": ENGINE.suggested_chillies(state, seat)})
+    assert lean == ENGINE.result(state).scores
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5))
+def test_the_bots_projected_totals_are_the_engines_breakdown_during_play(seed, n):
+    """Level 1 judges every take by the totals if the game ended now, counted the lean way."""
+    from games.engines.part_du_chef_bot import _projected_totals
+
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    while state["phase"] != "chillies":
+        seat = ENGINE.to_move(state)[0]
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = ENGINE.random_move(state, seat, rng)
+            assert _projected_totals(state) == [row["total"] for row in ENGINE.breakdown(state)]
+        state = ENGINE.apply(state, seat, move)
