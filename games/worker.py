@@ -125,6 +125,7 @@ def analyse_finished_matches() -> int:
     most ``ANALYSIS_SECONDS_PER_TICK`` seconds a round (``games.analysis``)."""
     return analysis.analyse_finished_matches()
 
+
 # --- thinking bots (issue 13): level-3 turns go to a bounded pool of processes ----------------
 #: Thinking turns one round hands to the pool at most (they queue there for its processes).
 THINKING_BATCH = 100
