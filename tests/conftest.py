@@ -84,9 +84,11 @@ def level3_bots_think_a_fixed_number_of_worlds():
 
 
 @pytest.fixture(autouse=True)
-def quick_analysis_after_the_game(settings):
-    """The worker's analysis of finished matches judges each decision on a couple of worlds in
-    tests (reproducible, and a test that runs the worker's jobs is not held up by it)."""
+def no_analysis_after_the_game(settings):
+    """The worker's analysis of finished matches is off in tests (a test of workers racing the
+    clock must not share their rounds with it); its own tests turn it on, with a couple of worlds
+    a decision so that it is reproducible."""
+    settings.ANALYSIS_SECONDS_PER_MATCH = 0
     settings.ANALYSIS_ITERATIONS = 2
     settings.ANALYSIS_SECONDS_PER_TICK = 0.2
 

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def small_analysis(settings):
     """A few playouts per decision (reproducible), and a round long enough for a whole match."""
+    settings.ANALYSIS_SECONDS_PER_MATCH = 30
     settings.ANALYSIS_ITERATIONS = 4
     settings.ANALYSIS_SECONDS_PER_TICK = 3600
 
