@@ -155,7 +155,9 @@ def test_the_duels_neutral_colour_is_drawn_distinctly_and_its_die_is_shown():
 
 
 @pytest.mark.parametrize("level", ENGINE.bot_levels)
-def test_bots_of_every_level_play_at_a_friendly_table(level):
+def test_bots_of_every_level_play_at_a_friendly_table(level, settings):
+    # The worker thinks in its own job here; the thinking pool has tests of its own.
+    settings.BOT_POOL_SIZE = 0
     host = make_user()
     match = services.create_table(host, "pizza-party", seats=3)
     for _ in range(2):
