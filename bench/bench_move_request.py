@@ -24,6 +24,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# The load generator's way of choosing a move from the table the mover sees.
+from bench.live import choose_move  # noqa: E402
+
 MOVES = 300
 SEATS = 3
 GAME = "part-du-chef"
@@ -192,16 +195,6 @@ class Table:
                     self.post(token)
             queries[key].append(len(captured.captured_queries))
         queries["trivial"].append(0)
-
-
-def choose_move(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    view = data["view"]
-    if view["phase"] == "cut":
-        return {"cut": sorted(rng.sample(range(13), view["players"]))}
-    if view["phase"] == "take":
-        free = [p["index"] for p in view["portions"] if p["taken_by"] is None]
-        return {"take": rng.choice(free), "eat": []}
-    return rng.choice(data["legal"])
 
 
 def print_queries(table: Table) -> None:

@@ -13,7 +13,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engines.base import CHANCE
 from games.engines.pizza_party import ENGINE
 from games.engines.records import export_record, replay
 
@@ -25,10 +24,7 @@ def random_game(n: int, seed: int) -> State:
     state = ENGINE.new_game(n)
     while not ENGINE.is_over(state):
         seat = rng.choice(ENGINE.to_move(state))
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = ENGINE.random_move(state, seat, rng)
+        move = ENGINE.random_step(state, seat, rng)
         state = ENGINE.apply(state, seat, move)
     return state
 

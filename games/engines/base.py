@@ -266,6 +266,13 @@ class Engine:
         """A legal move drawn at random (the 'random player' of tests and load generators)."""
         return rng.choice(list(self.legal(state, seat)))
 
+    def random_step(self, state: State, seat: int, rng: random.Random) -> Move:
+        """One step of a random game: a chance outcome drawn when ``seat`` is ``CHANCE``, else a
+        legal move of the seat drawn at random (tests, benchmarks and demo data play so)."""
+        if seat == CHANCE:
+            return self.sample_chance(state, rng)
+        return self.random_move(state, seat, rng)
+
     def playout_move(self, state: State, seat: int, rng: random.Random) -> Move:
         """A quick legal move for ``seat`` in a world played out to judge a decision after the
         game (``engines.analysis``): on the state, never a view, and many per second. A random

@@ -53,10 +53,7 @@ def random_game(seed: int, n: int, marianne: bool = False) -> dict:
     state = ENGINE.new_game(n, {"marianne": marianne})
     while not ENGINE.is_over(state):
         seat = ENGINE.to_move(state)[0]
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = ENGINE.random_move(state, seat, rng)
+        move = ENGINE.random_step(state, seat, rng)
         state = ENGINE.apply(state, seat, move)
     return state
 

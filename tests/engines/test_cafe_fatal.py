@@ -103,10 +103,7 @@ def last_die_then_share(state: State, seat: int, value: int, table: int) -> Stat
 def play_out(state: State, rng: random.Random) -> State:
     while not ENGINE.is_over(state):
         [seat] = ENGINE.to_move(state)
-        if seat == CHANCE:
-            state = ENGINE.apply(state, seat, ENGINE.sample_chance(state, rng))
-        else:
-            state = ENGINE.apply(state, seat, ENGINE.random_move(state, seat, rng))
+        state = ENGINE.apply(state, seat, ENGINE.random_step(state, seat, rng))
     return state
 
 

@@ -30,10 +30,7 @@ def random_game(seed: int, n: int) -> dict:
     state = ENGINE.new_game(n)
     while not ENGINE.is_over(state):
         [seat] = ENGINE.to_move(state)
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = ENGINE.random_move(state, seat, rng)
+        move = ENGINE.random_step(state, seat, rng)
         state = ENGINE.apply(state, seat, move)
     return state
 
@@ -96,10 +93,7 @@ def test_advance_reaches_the_state_apply_reaches_but_for_the_log(seed, n):
     checked = lean = ENGINE.new_game(n)
     while not ENGINE.is_over(checked):
         [seat] = ENGINE.to_move(checked)
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(checked, rng)
-        else:
-            move = ENGINE.random_move(checked, seat, rng)
+        move = ENGINE.random_step(checked, seat, rng)
         given = [checked, lean]
         snapshot = json.dumps(given, sort_keys=True)
         checked, lean = ENGINE.apply(checked, seat, move), ENGINE.advance(lean, seat, move)

@@ -53,10 +53,7 @@ def playout(engine: Engine, n: int, options: dict[str, Any], seed: int) -> Itera
     state = engine.new_game(n, options)
     while not engine.is_over(state):
         seat = rng.choice(engine.to_move(state))
-        if seat == CHANCE:
-            move = engine.sample_chance(state, rng)
-        else:
-            move = engine.random_move(state, seat, rng)
+        move = engine.random_step(state, seat, rng)
         yield state, seat, move
         state = engine.apply(state, seat, move)
     yield state, None, None

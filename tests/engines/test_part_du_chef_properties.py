@@ -87,10 +87,7 @@ def test_advance_gives_the_state_apply_gives_but_for_the_log(seed, n, marianne):
     state = ENGINE.new_game(n, {"marianne": marianne})
     while not ENGINE.is_over(state):
         seat = ENGINE.to_move(state)[0]
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = ENGINE.random_move(state, seat, rng)
+        move = ENGINE.random_step(state, seat, rng)
         before = json.dumps(state)
         applied = ENGINE.apply(state, seat, move)
         advanced = ENGINE.advance(state, seat, move)
@@ -110,10 +107,7 @@ def test_level_3_playouts_score_a_finished_game_as_the_engine_does(seed, n):
     state = ENGINE.new_game(n)
     while state["phase"] != "chillies":
         seat = ENGINE.to_move(state)[0]
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = ENGINE.random_move(state, seat, rng)
+        move = ENGINE.random_step(state, seat, rng)
         state = ENGINE.apply(state, seat, move)
     lean = bots._lean_scores(*bots._lean_tallies(state))
     while not ENGINE.is_over(state):

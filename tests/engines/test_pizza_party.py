@@ -640,10 +640,7 @@ def test_apply_never_changes_the_state_it_is_given():
     while not ENGINE.is_over(state):
         before = copy.deepcopy(state)
         seat = rng.choice(ENGINE.to_move(state))
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            move = ENGINE.random_move(state, seat, rng)
+        move = ENGINE.random_step(state, seat, rng)
         after = ENGINE.apply(state, seat, move)
         assert state == before
         state = after

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from games.engines import CHANCE, all_engines, get_engine
+from games.engines import all_engines, get_engine
 from games.models import Match, Move, Seat
 from ratings import buckets
 from ratings.elo import START, rating_deltas
@@ -163,10 +163,7 @@ class Command(BaseCommand):
         log: list[tuple[int, int, Any]] = []
         while not engine.is_over(state):
             seat = engine.to_move(state)[0]
-            if seat == CHANCE:
-                move = engine.sample_chance(state, rng)
-            else:
-                move = engine.random_move(state, seat, rng)
+            move = engine.random_step(state, seat, rng)
             # Numbered as the services number moves: by the engine's log length before the move.
             log.append((len(state["log"]), seat, move))
             state = engine.apply(state, seat, move)
