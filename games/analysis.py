@@ -7,10 +7,11 @@ This module is the only writer of that row (the match itself is never changed). 
 move of a seat, not chance, with a choice (a forced move is not one). A whole match gets about
 ``ANALYSIS_SECONDS_PER_MATCH`` seconds, split evenly over its decisions; a round of jobs spends
 at most ``ANALYSIS_SECONDS_PER_TICK`` of it and the next round goes on where it stopped, so the
-turn timers of running tables are never held up for long. Each row is taken with
-``select_for_update(skip_locked=True)`` and each decision's generator comes from the match and
-the move's number: two workers never analyse the same match at once, and a worker killed
-mid-way loses only its last round.
+turn timers of running tables are never held up for long. No transaction is open while it
+thinks; a round's judgements are saved under the row's lock only if no other worker moved the
+row on meanwhile, and each decision's generator comes from the match and the move's number: two
+workers never save the same decisions twice, and a worker killed mid-way loses only its last
+round.
 
 A running match has no analysis anywhere: the job only picks finished matches, and ``for_match``
 answers None for any other.
@@ -79,25 +80,43 @@ def _unanalysed_match_ids() -> list[int]:
 
 def analyse_some(match_id: int, seconds: float) -> int:
     """Judge the next decisions of one finished match for about ``seconds`` (at least one
-    decision); 0 when another worker holds it, it is complete, or it is not finished."""
+    decision); 0 when another worker got there first, it is complete, or it is not finished.
+
+    The thinking happens outside any transaction: on SQLite a transaction holds the database's
+    write lock (``transaction_mode`` IMMEDIATE), and every move of every table would wait for
+    the analysis. What was judged is saved under the row's lock only if the row is still where
+    this round found it, so two workers never save the same decisions twice."""
     _ensure_row(match_id)
+    row = (
+        MatchAnalysis.objects.select_related("match")
+        .filter(match_id=match_id, complete=False, match__status=Match.Status.FINISHED)
+        .first()
+    )
+    if row is None:
+        return 0
+    found_at = row.next_move
+    try:
+        judged = _judge_for(row, seconds)
+    except Exception:  # an engine's bug must not stop the analysis of every other match
+        logger.exception("the analysis of match %s failed", match_id)
+        row.failed = row.complete = True
+        row.completed_at = timezone.now()
+        _save_if_unchanged(row, found_at, ["failed", "complete", "completed_at"])
+        return 0
+    return judged if _save_if_unchanged(row, found_at) else 0
+
+
+def _save_if_unchanged(row: MatchAnalysis, found_at: int, fields: list[str] | None = None) -> bool:
+    """Save ``row`` unless another worker moved it on since it was read at ``found_at``."""
     with transaction.atomic():
-        row = (
+        still = (
             MatchAnalysis.objects.select_for_update(skip_locked=True)
-            .select_related("match")
-            .filter(match_id=match_id, complete=False, match__status=Match.Status.FINISHED)
-            .first()
+            .filter(pk=row.pk, next_move=found_at, complete=False)
+            .exists()
         )
-        if row is None:
-            return 0
-        try:
-            return _judge_for(row, seconds)
-        except Exception:  # an engine's bug must not stop the analysis of every other match
-            logger.exception("the analysis of match %s failed", match_id)
-            row.failed = row.complete = True
-            row.completed_at = timezone.now()
-            row.save(update_fields=["failed", "complete", "completed_at"])
-            return 0
+        if still:
+            row.save(update_fields=fields)
+        return still
 
 
 def _ensure_row(match_id: int) -> None:
@@ -129,6 +148,7 @@ def per_decision_seconds(count: int) -> float:
 
 
 def _judge_for(row: MatchAnalysis, seconds: float) -> int:
+    """Judge the row's next decisions for about ``seconds`` into ``row`` (not saved)."""
     match = row.match
     engine = get_engine(match.game)
     started = time.perf_counter()
@@ -150,7 +170,6 @@ def _judge_for(row: MatchAnalysis, seconds: float) -> int:
         row.next_move = _moves_count(match)
     else:
         row.next_move = next_move
-    row.save()
     return judged
 
 

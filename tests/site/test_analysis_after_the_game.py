@@ -66,6 +66,39 @@ def test_the_worker_analyses_a_finished_match_once():
     assert row.decisions == before
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_analysis_thinks_outside_any_transaction(monkeypatch):
+    """On SQLite a transaction holds the write lock: moves would wait for the analysis."""
+    from django.db import connection
+
+    match = finished()
+    real_judge_one = analysis.judge_one
+    inside: list[bool] = []
+
+    def judge_one(*args):
+        inside.append(connection.in_atomic_block)
+        return real_judge_one(*args)
+
+    monkeypatch.setattr(analysis, "judge_one", judge_one)
+    assert worker.analyse_finished_matches() == len(decisions_by_hand(match))
+    assert inside and not any(inside)
+
+
+def test_a_round_another_worker_saved_first_is_not_saved_again(monkeypatch):
+    match = finished()
+    real_judge_one = analysis.judge_one
+
+    def judge_one(*args):
+        # Meanwhile another worker judged the first decision and saved its round.
+        MatchAnalysis.objects.filter(match=match).update(decisions=[{"move": 0}], next_move=1)
+        return real_judge_one(*args)
+
+    monkeypatch.setattr(analysis, "judge_one", judge_one)
+    assert analysis.analyse_some(match.pk, 3600) == 0
+    row = MatchAnalysis.objects.get(match=match)
+    assert row.decisions == [{"move": 0}] and row.next_move == 1 and not row.complete
+
+
 def test_a_round_of_jobs_that_runs_out_of_time_leaves_the_rest_to_the_next(settings):
     """With no time for a round, each round judges one decision and the next goes on from the
     move after it: the same decisions, each once, as in one long round."""
