@@ -33,6 +33,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from . import services
 from .engines import CHANCE, Engine, get_engine
 from .engines import analysis as judge
 from .engines.base import Sentence, State
@@ -66,7 +67,7 @@ def analyse_finished_matches() -> int:
 def _a_table_is_due() -> bool:
     """A running table waits for the worker (a turn timed out, a level-3 bot is to move): people
     are waiting on it, so the analysis, which nobody waits on, gives it the round."""
-    return Match.objects.filter(status=Match.Status.PLAYING, deadline__lte=timezone.now()).exists()
+    return services.due_matches().exists()
 
 
 def _unanalysed_match_ids() -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 import weakref
@@ -217,9 +218,12 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         html = await self.render_in_language(rendering.render_socket_error, text)
         await self.send(text_data=html)
 
+    @functools.cached_property
+    def language(self) -> str:
+        """The language this socket renders in, read once from its handshake."""
+        return socket_language(self.scope)
+
     async def render_in_language(self, render: Callable[..., Any], *args: Any) -> Any:
-        if not hasattr(self, "language"):
-            self.language = socket_language(self.scope)
         return await database_sync_to_async(rendered_in)(self.language, render, *args)
 
 
@@ -516,8 +520,6 @@ class TableConsumer(RateLimitedConsumer):
 
     def viewer(self) -> tuple[Any, str | None, str]:
         """Whom this socket renders the table for: its user, invitation code and language."""
-        if not hasattr(self, "language"):
-            self.language = socket_language(self.scope)
         return self.user, self.invite, self.language
 
     def viewer_key(self) -> tuple:

@@ -680,7 +680,7 @@ THINKING_CLAIM_SECONDS = 60
 def thinking_in_pool() -> bool:
     """Whether thinking bots think in the worker's pool of processes (``BOT_POOL_SIZE`` > 0),
     rather than in the worker's own job, one move per job."""
-    return getattr(settings, "BOT_POOL_SIZE", 0) > 0
+    return settings.BOT_POOL_SIZE > 0
 
 
 @dataclass(frozen=True)
@@ -702,11 +702,7 @@ def claim_thinking_turn(match_id: int) -> ThinkingTurn | None:
     match's deadline moves ``THINKING_CLAIM_SECONDS`` on, so no other job (or worker) takes it
     meanwhile. None when the match is not at a thinking bot's due turn (or is locked)."""
     with transaction.atomic():
-        match = (
-            Match.objects.select_for_update(skip_locked=True)
-            .filter(pk=match_id, status=Match.Status.PLAYING, deadline__lte=timezone.now())
-            .first()
-        )
+        match = due_matches().select_for_update(skip_locked=True).filter(pk=match_id).first()
         if match is None:
             return None
         engine = engine_for(match)
@@ -765,6 +761,12 @@ def give_back_thinking_turn(turn: ThinkingTurn) -> None:
     Match.objects.filter(
         pk=turn.match_id, version=turn.version, status=Match.Status.PLAYING
     ).update(deadline=timezone.now())
+
+
+def due_matches() -> QuerySet[Match]:
+    """Running matches whose deadline has come: a turn timed out, or a job (a thinking bot's
+    move, a match that never began) waits for the worker."""
+    return Match.objects.filter(status=Match.Status.PLAYING, deadline__lte=timezone.now())
 
 
 def note_job_failure(match_id: int) -> bool:

@@ -151,12 +151,11 @@ def worker_pool() -> ThinkingPool | None:
     global _pool
     from django.conf import settings
 
-    size = getattr(settings, "BOT_POOL_SIZE", 0)
-    if size <= 0:
+    if settings.BOT_POOL_SIZE <= 0:
         return None
     with _pool_lock:
         if _pool is None:
-            _pool = ThinkingPool(size, getattr(settings, "BOT_POOL_NICE", 0))
+            _pool = ThinkingPool(settings.BOT_POOL_SIZE, settings.BOT_POOL_NICE)
         return _pool
 
 

@@ -12,10 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 from queue import Empty, SimpleQueue
 
 from django.db import connection, connections
-from django.utils import timezone
 
 from . import analysis, services
-from .models import Match, Seat
+from .models import Seat
 
 logger = logging.getLogger(__name__)
 
@@ -60,9 +59,8 @@ def play_expired_turns(limit: int = 100) -> int:
     after, done = 0, 0
     while time.monotonic() - started < ROUND_SECONDS:
         due = list(
-            Match.objects.filter(
-                status=Match.Status.PLAYING, deadline__lte=timezone.now(), pk__gt=after
-            )
+            services.due_matches()
+            .filter(pk__gt=after)
             .order_by("pk")
             .values_list("pk", flat=True)[:limit]
         )
@@ -111,12 +109,18 @@ def play_expired_turn(match_id: int) -> int:
         return int(services.play_for_timeouts(match_id))
     except Exception:
         logger.exception("the timeout of table %s failed", match_id)
+    _count_failure(match_id)
+    return 0
+
+
+def _count_failure(match_id: int) -> None:
+    """A table's job failed: count it (``services.note_job_failure`` backs off, then calls the
+    match off)."""
     try:
         if services.note_job_failure(match_id):
             logger.error("table %s was called off after failing again and again", match_id)
     except Exception:  # the database itself may be away: the next tick tries again
         logger.exception("could not count the failure of table %s", match_id)
-    return 0
 
 
 @job
@@ -155,9 +159,8 @@ def _due_thinking_tables(limit: int) -> list[int]:
     """Playing tables that are due and seat a bot that thinks in the pool, the longest due
     first (a person's timeout at such a table is ``play_expired_turns``' job)."""
     return list(
-        Match.objects.filter(
-            status=Match.Status.PLAYING,
-            deadline__lte=timezone.now(),
+        services.due_matches()
+        .filter(
             pk__in=Seat.objects.filter(
                 user__isnull=True, bot_level__gte=services.WORKER_BOT_LEVEL
             ).values("match_id"),
@@ -177,8 +180,5 @@ def _play_thought(turn: services.ThinkingTurn, thought: object | None) -> int:
         return int(services.play_thought_move(turn, thought.move))
     except Exception:
         logger.exception("the thought move of table %s failed", turn.match_id)
-    try:
-        services.note_job_failure(turn.match_id)
-    except Exception:
-        logger.exception("could not count the failure of table %s", turn.match_id)
+    _count_failure(turn.match_id)
     return 0
