@@ -75,25 +75,26 @@ def _token_user(raw: str, address: str):
     if full:
         raise ApiAuthError(_("Too many unknown tokens from your address: try again later."), 429)
     key_hash = hash_token(raw)
-    known = _known.get(key_hash) if settings.API_TOKEN_CACHE else None
-    if known is not None and generation is not None and known.generation == generation:
-        _note_use(known)
-        # A copy: a request may set attributes on its user; the next one starts afresh.
-        return copy.copy(known.user)
-    if settings.API_TOKEN_CACHE and generation is None:
-        generation = _new_generation(only_if_none=True)
+    remembering = settings.API_TOKEN_CACHE
+    if remembering:
+        known = _known.get(key_hash)
+        if known is not None and generation is not None and known.generation == generation:
+            _note_use(known)
+            # A copy: a request may set attributes on its user; the next one starts afresh.
+            return copy.copy(known.user)
+        if generation is None:
+            generation = _new_generation(only_if_none=True)
     token = ApiToken.find(key_hash)
     if token is None:
         ratelimit.allow(key, *TOKEN_FAILURES_PER_WINDOW)
         raise ApiAuthError(_("This token is unknown or has been revoked."), 401)
-    if settings.API_TOKEN_CACHE and generation is not None:
+    found = _Known(generation or "", token.pk, token.user, token.last_used_at)
+    if remembering and generation is not None:
         if len(_known) >= KNOWN_TOKENS_MAX:
             _known.clear()
-        _known[key_hash] = _Known(generation, token.pk, token.user, token.last_used_at)
-        _note_use(_known[key_hash])
-    else:
-        _note_use(_Known("", token.pk, token.user, token.last_used_at))
-    return copy.copy(token.user) if settings.API_TOKEN_CACHE else token.user
+        _known[key_hash] = found
+    _note_use(found)
+    return copy.copy(token.user) if remembering else token.user
 
 
 def _note_use(known: _Known) -> None:
