@@ -2,7 +2,9 @@
 were when issue 13 asked for faster ones.
 
 ``apply`` is what the site does (every move checked, the log kept); ``advance`` is what a search
-does with moves it drew itself (``Engine.advance``). Both play the same seeded games. The floor is
+does with moves it drew itself (``Engine.advance``); ``random_playout`` is a whole random game in
+one call (``Engine.random_playout``, on a lean state where the engine has one). All three play the
+same seeded games. The floor is
 the same playouts on the engines of commit ``--baseline`` (read from git into a scratch package,
 never committed), measured in the same run, so the ratios survive a noisy machine.
 
@@ -52,10 +54,19 @@ def playout(engine: Engine, n: int, seed: int, step_name: str) -> dict:
     return state
 
 
+def whole_playout(engine: Engine, n: int, seed: int, step_name: str) -> None:
+    """One random game: ``Engine.random_playout`` (a lean state where the engine has one), else
+    step by step through ``step_name``."""
+    if step_name == "random_playout":
+        engine.random_playout(engine.new_game(n), random.Random(seed))
+    else:
+        playout(engine, n, seed, step_name)
+
+
 def games_per_second(engine: Engine, n: int, step_name: str, seconds: float) -> float:
     start, games = time.perf_counter(), 0
     while time.perf_counter() - start < seconds:
-        playout(engine, n, games, step_name)
+        whole_playout(engine, n, games, step_name)
         games += 1
     return games / (time.perf_counter() - start)
 
@@ -93,17 +104,23 @@ def main() -> None:
                 floor = games_per_second(old.get_engine(slug), n, "apply", seconds) if old else 0
                 checked = games_per_second(engine, n, "apply", seconds)
                 lean = games_per_second(engine, n, "advance", seconds)
-                rounds.append((floor, checked, lean))
-            floor, checked, lean = (
+                whole = games_per_second(engine, n, "random_playout", seconds)
+                rounds.append((floor, checked, lean, whole))
+            floor, checked, lean, whole = (
                 statistics.median(column) for column in zip(*rounds, strict=True)
             )
-            line = f"{slug:13} {n}p random games/s: apply {checked:8.1f}  advance {lean:8.1f}"
+            line = (
+                f"{slug:13} {n}p random games/s: apply {checked:8.1f}  advance {lean:8.1f}"
+                f"  random_playout {whole:8.1f}"
+            )
             if old:
-                apply_ratio = statistics.median(c / f for f, c, _ in rounds)
-                advance_ratio = statistics.median(a / f for f, _, a in rounds)
+                apply_ratio = statistics.median(c / f for f, c, _, _ in rounds)
+                advance_ratio = statistics.median(a / f for f, _, a, _ in rounds)
+                whole_ratio = statistics.median(w / f for f, _, _, w in rounds)
                 line += (
                     f"  | {args.baseline} apply {floor:8.1f}:"
                     f" apply {apply_ratio:4.2f}x  advance {advance_ratio:4.2f}x"
+                    f"  random_playout {whole_ratio:4.2f}x"
                 )
             print(line, flush=True)
 

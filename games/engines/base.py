@@ -273,6 +273,19 @@ class Engine:
             return self.sample_chance(state, rng)
         return self.random_move(state, seat, rng)
 
+    def random_playout(self, state: State, rng: random.Random) -> list[int]:
+        """Play ``state`` out with random steps and return the final scores (``result``'s): the
+        seat that steps is drawn with ``rng.choice`` among ``to_move``, then ``random_step``.
+        What a search's random playouts and ``bench/bench_playouts.py`` run. An engine may play it
+        on a lean state of its own, but the scores must be exactly these for the same ``rng``
+        (the contract test compares it with this reference on seeded games)."""
+        while True:
+            seats = self.to_move(state)
+            if not seats:
+                return list(self.result(state).scores)
+            seat = rng.choice(seats)
+            state = self.advance(state, seat, self.random_step(state, seat, rng))
+
     def playout_move(self, state: State, seat: int, rng: random.Random) -> Move:
         """A quick legal move for ``seat`` in a world played out to judge a decision after the
         game (``engines.analysis``): on the state, never a view, and many per second. A random

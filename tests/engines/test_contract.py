@@ -300,3 +300,25 @@ def test_a_playout_move_is_a_legal_move_of_the_seat_to_move(engine):
         for state, seat, _ in some_positions(engine, n, options, seed):
             if seat is not None and seat != CHANCE:
                 engine.check(state, seat, engine.playout_move(state, seat, rng))
+
+
+def scores_of_a_random_game_by_apply(engine: Engine, state: dict, rng: random.Random) -> list:
+    while not engine.is_over(state):
+        seat = rng.choice(engine.to_move(state))
+        state = engine.apply(state, seat, engine.random_step(state, seat, rng))
+    return list(engine.result(state).scores)
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=by_slug)
+def test_a_random_playout_ends_with_the_scores_of_the_same_random_game_played_by_apply(engine):
+    """``random_playout`` (the searches' and the benchmark's playouts, on a lean state where an
+    engine has one) scores exactly what the same seeded random game gives through ``apply``, from
+    the start and from positions inside a game, and leaves the state it was given untouched."""
+    for n, options, seed in games(engine, per_table=3):
+        for state, seat, _ in some_positions(engine, n, options, seed)[::4]:
+            if seat is None:
+                continue
+            before = json.dumps(state, sort_keys=True)
+            expected = scores_of_a_random_game_by_apply(engine, state, random.Random(seed + 7))
+            assert engine.random_playout(state, random.Random(seed + 7)) == expected
+            assert json.dumps(state, sort_keys=True) == before
