@@ -594,9 +594,13 @@ class PartDuChef(Engine):
             swap = self._random_marianne(state, seat, rng)
             if swap is not None:
                 return swap
+        # Every draw below is ``int(rng.random() * k)``: uniform over k choices like
+        # ``rng.choice``, at a third of its cost, and what ``random_playout`` draws alike.
         if state["phase"] == "cut":
-            return {"cut": sorted(rng.sample(range(SLICES_PER_PIZZA), state["n"]))}
-        index = rng.choice([j for j, owner in enumerate(state["taken_by"]) if owner is None])
+            cuts = CUTS[state["n"]]
+            return {"cut": list(cuts[int(rng.random() * len(cuts))])}
+        free = [j for j, owner in enumerate(state["taken_by"]) if owner is None]
+        index = free[int(rng.random() * len(free))]
         portion = state["portions"][index]
         pizza = state["pizzas"][state["round"]]
         eat = [
@@ -610,9 +614,10 @@ class PartDuChef(Engine):
             if (code := pizza[i % SLICES_PER_PIZZA]) in FINISHER_CODES and i not in eat
         ]
         for kind in sorted(finishers, key=KINDS.index) if finishers else ():
-            choice = rng.choice([None, *self.steal_targets(state, seat, kind)])
-            if choice is not None:
-                steal[kind] = choice
+            targets = self.steal_targets(state, seat, kind)
+            choice = int(rng.random() * (len(targets) + 1))  # 0: no steal
+            if choice:
+                steal[kind] = targets[choice - 1]
         if steal:
             move["steal"] = steal
         return move
@@ -772,7 +777,16 @@ class PartDuChef(Engine):
     def sample_chance(self, state: State, rng: random.Random) -> Move:
         if state["phase"] != "deal":
             raise IllegalMove(gettext_noop("No chance move is due."))
-        return {"deal": {"first_chef": rng.randrange(state["n"]), "pizzas": deal_pizzas(rng)}}
+        return {"deal": {"first_chef": int(rng.random() * state["n"]), "pizzas": deal_pizzas(rng)}}
+
+    def random_playout(self, state: State, rng: random.Random) -> list[int]:
+        """The reference random game (``Engine.random_playout``), played on lean per-seat counts
+        (``_lean_random_scores``) with the very same draws. La Marianne's swap moves slice ids
+        about, so while the card is still to be played the game goes on the engine's states."""
+        while not state["marianne_used"] and state["phase"] in ("deal", "cut", "take"):
+            seat = rng.choice(self.to_move(state))
+            state = self.advance(state, seat, self.random_step(state, seat, rng))
+        return _lean_random_scores(state, rng)
 
     # --- scoring -------------------------------------------------------------------------------
     def partial_scores(self, state: State) -> list[int]:
@@ -948,8 +962,9 @@ class PartDuChef(Engine):
 # --- the deal ----------------------------------------------------------------------------------
 def deal_pizzas(rng: random.Random) -> list[list[str]]:
     """Shuffle the 60 slices that are not burnt (a random slice of each kind is its finisher),
-    give pizza k shuffled slices 12k..12k+11, then insert its burnt slice at a random position."""
-    return deal_after([], rng)
+    give pizza k shuffled slices 12k..12k+11, then insert its burnt slice at a random position
+    (``_deal_ids``, which ``random_playout`` draws alike)."""
+    return [[CODE_OF_ID[code] for code in pizza] for pizza in _deal_ids(rng)]
 
 
 def deal_after(revealed: list[list[str]], rng: random.Random) -> list[list[str]]:
@@ -1034,8 +1049,8 @@ def compact_assignment(assignment: dict[str, int]) -> dict[str, int]:
 
 
 def random_assignment(chillies: int, rng: random.Random) -> dict[str, int]:
-    """Each chilli on a kind drawn at random."""
-    kinds = [rng.choice(KINDS) for _ in range(chillies)]
+    """Each chilli on a kind drawn at random (as ``random_playout`` draws it)."""
+    kinds = [KINDS[int(rng.random() * 5)] for _ in range(chillies)]
     return compact_assignment({kind: kinds.count(kind) for kind in KINDS})
 
 
@@ -1089,6 +1104,195 @@ def _best_chilli_assignment(
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --- the lean random game ----------------------------------------------------------------------
+# A random game needs only what scores and what the draws depend on: each seat's kept slices per
+# kind (a steal moves one slice of a kind, and which one never changes a score or a later draw),
+# its points so far, its burnt slices and its chillies. Slices are small ints (``CODE_OF_ID``), the
+# cuts and their portions are worked out once, and nothing is copied from move to move.
+
+#: Every code a deal may hold, by id, and what each id is.
+CODE_OF_ID: tuple[str, ...] = tuple(sorted(VALID_CODES))
+ID_OF_CODE: dict[str, int] = {code: i for i, code in enumerate(CODE_OF_ID)}
+_KIND_OF_ID = tuple(KINDS.index(kind_of(c)) if kind_of(c) else -1 for c in CODE_OF_ID)
+_OLIVES_OF_ID = tuple(olives_of(c) for c in CODE_OF_ID)
+_FINISHER_OF_ID = tuple(is_finisher(c) for c in CODE_OF_ID)
+_STARRED_ID = {ID_OF_CODE[c]: ID_OF_CODE.get(c + "*", -1) for c in SLICE_COUNTS}
+_BURNT_ID = ID_OF_CODE[BURNT]
+_MAJORITY_BY_KIND = tuple(MAJORITY_VALUE[k] for k in KINDS)
+
+#: The 60 slices that are not burnt, as ids (``_ALL_SLICES``).
+_PLAIN_IDS = tuple(ID_OF_CODE[c] for c in _ALL_SLICES)
+
+#: Every cut (sorted start positions) for each number of players, in the order the random move
+#: draws from; and each cut's portions as positions, in the order of ``portions_of_cut``.
+CUTS: dict[int, list[tuple[int, ...]]] = {
+    n: list(itertools.combinations(range(SLICES_PER_PIZZA), n)) for n in range(2, 6)
+}
+_CUT_POSITIONS = {
+    n: [
+        tuple(tuple(i % SLICES_PER_PIZZA for i in p) for p in _portions_of_cut(cut, 0))
+        for cut in cuts
+    ]
+    for n, cuts in CUTS.items()
+}
+
+
+def _deal_ids(rng: random.Random) -> list[list[int]]:
+    """The deal as code ids: a random slice of each kind made its finisher, the 60 slices in a
+    random order (sorted by a random key each: a uniform shuffle at half ``rng.shuffle``'s cost),
+    12 to a pizza, and each pizza's burnt slice put at a random position."""
+    draw = rng.random
+    slices = list(_PLAIN_IDS)
+    for places in _ALL_KIND_PLACES:
+        place = places[int(draw() * len(places))]
+        slices[place] = _STARRED_ID[slices[place]]
+    keys = [draw() for _ in slices]
+    order = sorted(range(len(slices)), key=keys.__getitem__)
+    pizzas = []
+    for k in range(PIZZAS):
+        pizza = [slices[i] for i in order[12 * k : 12 * k + 12]]
+        pizza.insert(int(draw() * SLICES_PER_PIZZA), _BURNT_ID)
+        pizzas.append(pizza)
+    return pizzas
+
+
+def _lean_random_scores(state: State, rng: random.Random) -> list[int]:
+    """The final scores of the random game from ``state`` (La Marianne out of play), drawing
+    exactly what ``Engine.random_playout`` draws through ``to_move``, ``random_step`` and
+    ``advance``: the seat (``rng.choice`` among those to move), then the move's draws in
+    ``random_move``'s order."""
+    n = state["n"]
+    choice, draw = rng.choice, rng.random
+    phase = state["phase"]
+    if phase == "over":
+        return ENGINE.result(state).scores
+    if phase == "deal":
+        choice((CHANCE,))
+        first_chef = int(draw() * n)
+        pizzas = _deal_ids(rng)
+        round_now = 0
+        counts = [[0, 0, 0, 0, 0] for _ in range(n)]
+        points, burnt, chillies = [0] * n, [0] * n, [0] * n
+    else:
+        first_chef = state["first_chef"]
+        pizzas = [[ID_OF_CODE[code] for code in pizza] for pizza in state["pizzas"]]
+        round_now = state["round"]
+        counts, points, burnt, chillies = _lean_tallies(state)
+    kind_of_id, olives_of_id, finisher_of_id = _KIND_OF_ID, _OLIVES_OF_ID, _FINISHER_OF_ID
+    cuts, cut_positions = CUTS[n], _CUT_POSITIONS[n]
+    seat_range = range(n)
+    one = (0,)  # the seat's draw when one seat moves: ``rng.choice`` of a list of one
+    for round_number in range(round_now, PIZZAS):
+        pizza = pizzas[round_number]
+        chef = (first_chef + round_number) % n
+        if round_number == round_now and phase == "take":
+            portions = [
+                [pizza[i % SLICES_PER_PIZZA] for i in portion] for portion in state["portions"]
+            ]
+            free = [j for j, owner in enumerate(state["taken_by"]) if owner is None]
+            done = state["choosers_done"]
+        else:
+            choice(one)
+            positions = cut_positions[int(draw() * len(cuts))]
+            portions = [[pizza[i] for i in portion] for portion in positions]
+            free = list(seat_range)
+            done = 0
+        for turn in range(done, n):
+            seat = (chef + 1 + turn) % n
+            choice(one)
+            portion = portions[free.pop(int(draw() * len(free)))]
+            mine = counts[seat]
+            gained = 0
+            finishers = []
+            for code in portion:
+                kind = kind_of_id[code]
+                if kind >= 0:
+                    gained += 1
+                    if draw() < 0.5:  # eaten
+                        gained += olives_of_id[code]
+                    else:
+                        mine[kind] += 1
+                        if finisher_of_id[code]:
+                            finishers.append(kind)
+                elif code == _BURNT_ID:
+                    burnt[seat] += 1
+                else:
+                    gained += 1
+                    chillies[seat] += 1
+            points[seat] += gained
+            if finishers:
+                finishers.sort()
+                for kind in finishers:
+                    targets = [o for o in seat_range if o != seat and counts[o][kind]]
+                    pick = int(draw() * (len(targets) + 1))
+                    if pick:
+                        counts[targets[pick - 1]][kind] -= 1
+                        mine[kind] += 1
+    if phase == "chillies":
+        chosen = [
+            None if assignment is None else [assignment.get(kind, 0) for kind in KINDS]
+            for assignment in state["chillies"]
+        ]
+        held = state["chillies_held"]
+    else:
+        chosen, held = [None] * n, chillies
+    while True:
+        seats = [s for s in seat_range if chosen[s] is None and held[s]]
+        if not seats:
+            break
+        seat = choice(seats)
+        assignment = [0, 0, 0, 0, 0]
+        for _ in range(held[seat]):
+            assignment[int(draw() * 5)] += 1
+        chosen[seat] = assignment
+    return _lean_final_scores(counts, points, burnt, chosen)
+
+
+def _lean_tallies(state: State) -> tuple[list[list[int]], list[int], list[int], list[int]]:
+    """Each seat's kept slices per kind, points so far, burnt slices and chillies."""
+    pizzas = state["pizzas"]
+    counts, burnt, chillies = [], [], []
+    for kept in state["kept"]:
+        mine = [0, 0, 0, 0, 0]
+        burnt_here = chillies_here = 0
+        for slice_id in kept:
+            code = pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
+            kind = KIND_OF_CODE[code]
+            if kind is not None:
+                mine[KINDS.index(kind)] += 1
+            elif code == BURNT:
+                burnt_here += 1
+            else:
+                chillies_here += 1
+        counts.append(mine)
+        burnt.append(burnt_here)
+        chillies.append(chillies_here)
+    points = [o + s for o, s in zip(state["olives"], state["slice_points"], strict=True)]
+    return counts, points, burnt, chillies
+
+
+def _lean_final_scores(
+    counts: list[list[int]],
+    points: list[int],
+    burnt: list[int],
+    assignments: list[list[int] | None],
+) -> list[int]:
+    """``breakdown``'s totals from lean tallies, each seat's chillies assigned as given."""
+    final = [
+        mine if extra is None else [c + e for c, e in zip(mine, extra, strict=True)]
+        for mine, extra in zip(counts, assignments, strict=True)
+    ]
+    best = [max(column) for column in zip(*final, strict=True)]
+    scores = []
+    for seat, mine in enumerate(final):
+        total = points[seat] - BURNT_PENALTY * burnt[seat] + VARIETY_MULTIPLIER * min(mine)
+        for kind in range(5):
+            if mine[kind] >= 1 and mine[kind] >= best[kind]:
+                total += _MAJORITY_BY_KIND[kind]
+        scores.append(total)
+    return scores
 
 
 ENGINE = register(PartDuChef())

@@ -11,10 +11,12 @@ from games.engines import CHANCE, IllegalMove, SeatRef, get_engine
 from games.engines.base import competition_ranks
 from games.engines.part_du_chef import (
     ENGINE,
+    SLICE_COUNTS,
     best_chilli_assignment,
     check_pizzas,
     deal_pizzas,
     portions_of_cut,
+    random_assignment,
 )
 from games.engines.records import export_record, replay
 
@@ -620,3 +622,90 @@ def test_a_state_sampled_from_a_view_keeps_what_the_view_shows_and_deals_the_res
     for key in ("phase", "round", "cut", "portions", "taken_by", "kept", "eaten", "chillies"):
         assert sample[key] == state[key], key
     assert sample["marianne_used"] is False and sample["log"] == []
+
+
+# --- the random player's draws -------------------------------------------------------------------
+# Random bots, load generators and the playouts draw with int(rng.random() * k) instead of
+# rng.choice / rng.sample / rng.shuffle (cheaper): each draw must stay uniform over its choices.
+def chi_square(counts: list[int], expected: list[float]) -> float:
+    return sum((c - e) ** 2 / e for c, e in zip(counts, expected, strict=True))
+
+
+def within_chance(observed: int, draws: int, p: float) -> bool:
+    """``observed`` successes in ``draws`` within four standard deviations of ``p``."""
+    return abs(observed - draws * p) <= 4 * (draws * p * (1 - p)) ** 0.5
+
+
+def chi_square_bound(categories: int) -> float:
+    # About the 0.01% tail of a chi-square with categories - 1 degrees of freedom.
+    df = categories - 1
+    return df + 4 * (2 * df) ** 0.5
+
+
+def test_a_random_cut_is_any_set_of_start_positions_equally_likely():
+    state = dealt(2, PIZZA)
+    rng = random.Random(5)
+    draws = 78 * 100  # 78 cuts of 13 positions for two players
+    cuts: dict[tuple[int, ...], int] = {}
+    for _ in range(draws):
+        move = ENGINE.random_move(state, 0, rng)
+        ENGINE.check(state, 0, move)
+        cuts[tuple(move["cut"])] = cuts.get(tuple(move["cut"]), 0) + 1
+    assert len(cuts) == 78
+    assert chi_square(list(cuts.values()), [100.0] * 78) < chi_square_bound(78)
+
+
+def test_a_random_take_draws_the_portion_each_eat_and_each_steal_evenly():
+    # Seat 2 chooses between portions 1 and 2; portion 2 holds the R2* and seat 1 keeps Reines.
+    state = play(dealt(3, PIZZA), (0, {"cut": [0, 4, 8]}), (1, {"take": 0}))
+    rng = random.Random(6)
+    draws = 4000
+    takes_two = eats_t1 = steals = keeps_finisher = 0
+    for _ in range(draws):
+        move = ENGINE.random_move(state, 2, rng)
+        ENGINE.check(state, 2, move)
+        if move["take"] == 2:
+            takes_two += 1
+            eats_t1 += 8 in move["eat"]
+            if 9 not in move["eat"]:
+                keeps_finisher += 1
+                steals += move.get("steal") == {"R": 1}
+    assert within_chance(takes_two, draws, 1 / 2)
+    assert within_chance(eats_t1, takes_two, 1 / 2)
+    assert within_chance(keeps_finisher, takes_two, 1 / 2)
+    assert within_chance(steals, keeps_finisher, 1 / 2)  # steal from seat 1 or not
+
+
+def test_a_random_chilli_assignment_puts_each_chilli_on_any_kind_evenly():
+    rng = random.Random(7)
+    counts = dict.fromkeys("MRFVT", 0)
+    for _ in range(5000):
+        for kind, count in random_assignment(2, rng).items():
+            counts[kind] += count
+    assert chi_square(list(counts.values()), [2000.0] * 5) < chi_square_bound(5)
+
+
+def test_the_deal_draws_the_first_chef_each_slice_each_finisher_and_each_burnt_place_evenly():
+    rng = random.Random(8)
+    deals = 3000
+    chefs = [0] * 3
+    burnt_at = [0] * 13
+    first_slice = dict.fromkeys(SLICE_COUNTS, 0)
+    m3_finisher = f2_finisher = 0
+    for _ in range(deals):
+        deal = ENGINE.sample_chance(ENGINE.new_game(3), rng)["deal"]
+        check_pizzas(deal["pizzas"])
+        chefs[deal["first_chef"]] += 1
+        codes = [code for pizza in deal["pizzas"] for code in pizza]
+        m3_finisher += "M3*" in codes
+        f2_finisher += "F2*" in codes
+        for pizza in deal["pizzas"]:
+            burnt_at[pizza.index("B")] += 1
+        first = next(code for code in deal["pizzas"][0] if code != "B")
+        first_slice[first.rstrip("*")] += 1
+    assert chi_square(chefs, [deals / 3] * 3) < chi_square_bound(3)
+    assert chi_square(burnt_at, [deals * 5 / 13] * 13) < chi_square_bound(13)
+    expected = [deals * count / 60 for count in SLICE_COUNTS.values()]
+    assert chi_square(list(first_slice.values()), expected) < chi_square_bound(len(SLICE_COUNTS))
+    assert within_chance(m3_finisher, deals, 8 / 16)  # 8 M2 and 8 M3
+    assert within_chance(f2_finisher, deals, 5 / 11)  # 6 F1 and 5 F2

@@ -9,7 +9,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engines import CHANCE
+from games.engines import CHANCE, Engine
 from games.engines.part_du_chef import ENGINE, PIZZAS
 from games.engines.records import export_record, replay
 
@@ -132,3 +132,29 @@ def test_the_bots_projected_totals_are_the_engines_breakdown_during_play(seed, n
             move = ENGINE.random_move(state, seat, rng)
             assert _projected_totals(state) == [row["total"] for row in ENGINE.breakdown(state)]
         state = ENGINE.apply(state, seat, move)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 5),
+    marianne=st.booleans(),
+    moves_in=st.integers(0, 40),
+)
+def test_the_lean_random_playout_scores_what_the_reference_random_game_scores(
+    seed, n, marianne, moves_in
+):
+    # From the deal or from any position of a random game (a cut, a take half-way through a
+    # round, the chilli step with some choices made, the end), the engine's lean playout draws
+    # what the reference draws through random_step and advance, so the scores are the same.
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n, {"marianne": marianne})
+    for _ in range(moves_in):
+        if ENGINE.is_over(state):
+            break
+        seat = rng.choice(ENGINE.to_move(state))
+        state = ENGINE.apply(state, seat, ENGINE.random_step(state, seat, rng))
+    before = json.dumps(state, sort_keys=True)
+    reference = Engine.random_playout(ENGINE, state, random.Random(seed ^ 0x5A))
+    assert ENGINE.random_playout(state, random.Random(seed ^ 0x5A)) == reference
+    assert json.dumps(state, sort_keys=True) == before
