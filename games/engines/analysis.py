@@ -7,8 +7,11 @@ see is dealt anew in each), so the two moves are compared on the same deals and 
 (common random numbers). The judgement uses only what the player could know at that moment: the
 analysis of a seat never reads the state, only its view.
 
-The worlds are played out with ``Engine.playout_move`` for every seat and ``sample_chance`` for
-chance, to the end of the game; each playout gives the seat's final rank and score. The loss of a
+The worlds are played out to the end of the game by ``Engine.playout_outcome``: by default every
+seat with ``Engine.playout_move`` (random) and chance drawn; an engine may play its own cheap,
+sensible policy on a lean state (La Part du Chef plays level 3's). Each playout gives the seat's
+final rank and score. The site's worker hands rounds of decisions to its thinking pool
+(``judge_round``, pure, in a process of its own) and saves what comes back. The loss of a
 decision is how much worse the played move's expected rank is than level 3's choice's, and it is
 flagged only when it is large and clearly more than the noise of the worlds drawn.
 """
@@ -16,14 +19,20 @@ flagged only when it is large and clearly more than the noise of the worlds draw
 from __future__ import annotations
 
 import json
+import logging
 import math
+import os
 import random
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import search
 from .base import CHANCE, Engine, Move, State
+from .registry import get_engine
+
+logger = logging.getLogger(__name__)
 
 #: A decision whose expected rank is worse than level 3's by this much is a mistake ("?")...
 MISTAKE_RANK_LOSS = 0.2
@@ -122,10 +131,12 @@ def judge_decision(
         world_seed = rng.getrandbits(64)
         world = engine.sample_state(view, random.Random(world_seed))
         for index, move in enumerate(moves):
-            end = play_out(engine, engine.advance(world, seat, move), world_seed ^ PLAYOUT_SALT)
-            outcome = engine.result(end)
-            ranks[index].append(outcome.ranks[seat])
-            scores[index].append(outcome.scores[seat])
+            after = engine.advance(world, seat, move)
+            end_scores, end_ranks = engine.playout_outcome(
+                after, random.Random(world_seed ^ PLAYOUT_SALT)
+            )
+            ranks[index].append(end_ranks[seat])
+            scores[index].append(end_scores[seat])
     best_index = 0 if same else 1
     losses = [p - b for p, b in zip(ranks[0], ranks[best_index], strict=True)]
     return Judgement(
@@ -170,3 +181,66 @@ def _standard_error(values: list[int]) -> float:
     mean = _mean(values)
     variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
     return math.sqrt(variance / len(values))
+
+
+# --- a round of decisions, where the site's worker hands them over (its pool of processes) -------
+@dataclass(frozen=True)
+class Decision:
+    """One decision to judge: the move's number in the record, the seat, the state before the
+    move (the match is over: only ``decision_entry`` reads it, to tell level 3's move in words;
+    the judgement itself reads the seat's view), the move played and the decision's generator."""
+
+    number: int
+    seat: int
+    state: State
+    move: Any
+    rng: random.Random
+
+
+@dataclass(frozen=True)
+class JudgedRound:
+    """What ``judge_round`` made of a round: an entry per decision judged, in order, and the
+    number of the first decision left for the next round (None: none left)."""
+
+    entries: list[dict[str, Any]]
+    next_move: int | None
+    spent: float
+    pid: int = field(default_factory=os.getpid)
+    #: The engine raised: logged where it happened; the analysis is set aside, not retried.
+    failed: bool = False
+
+
+def decision_entry(engine: Engine, decision: Decision, chosen: search.Budget) -> dict[str, Any]:
+    """One decision's entry: the judgement of the move from the seat's view before it, and
+    level 3's move told in words (``describe_move`` on the same state)."""
+    view = engine.view(decision.state, decision.seat)
+    judgement = judge_decision(engine, view, decision.move, chosen, decision.rng)
+    described = engine.describe_move(decision.state, decision.seat, judgement.best)
+    return {
+        "move": decision.number,
+        "seat": decision.seat,
+        "played": decision.move,
+        **judgement.as_json(),
+        "best_text": described.as_json() if described is not None else None,
+    }
+
+
+def judge_round(
+    game: str, decisions: Sequence[Decision], chosen: search.Budget, seconds: float
+) -> JudgedRound:
+    """Judge ``decisions`` in order for about ``seconds`` (at least one): what a pool process
+    runs (pure, no database; the worker saves the entries)."""
+    engine = get_engine(game)
+    started = time.perf_counter()
+    entries: list[dict[str, Any]] = []
+    next_move = None
+    try:
+        for decision in decisions:
+            if entries and time.perf_counter() - started >= seconds:
+                next_move = decision.number
+                break
+            entries.append(decision_entry(engine, decision, chosen))
+    except Exception:
+        logger.exception("the analysis of a %s match failed", game)
+        return JudgedRound([], None, time.perf_counter() - started, failed=True)
+    return JudgedRound(entries, next_move, time.perf_counter() - started)

@@ -292,6 +292,21 @@ class Engine:
         move unless the engine knows a better cheap policy."""
         return self.random_move(state, seat, rng)
 
+    def playout_outcome(self, state: State, rng: random.Random) -> tuple[list[int], list[int]]:
+        """The scores and ranks at the end of ``state`` played out to judge a decision after the
+        game (``engines.analysis``): every seat with ``playout_move`` (the first of ``to_move``),
+        chance drawn. An engine may play it on a lean state of its own, with a cheap policy of
+        its own; the default plays the engine's states step by step."""
+        while not self.is_over(state):
+            mover = self.to_move(state)[0]
+            if mover == CHANCE:
+                move = self.sample_chance(state, rng)
+            else:
+                move = self.playout_move(state, mover, rng)
+            state = self.advance(state, mover, move)
+        result = self.result(state)
+        return list(result.scores), list(result.ranks)
+
     def simultaneous_step(self, state: State) -> str | None:
         """An id of the step now open when its seats move at the same time and in secret
         (Pizza Party's picks, La Part du Chef's chilli assignment), else None. Two such steps in a

@@ -441,9 +441,25 @@ _PLAYOUT_CUTS = 24
 def lean_rollout_reward(state: State, seat: int, rng: random.Random) -> float:
     """Plays the world out from ``state`` with every seat on ``_lean_take`` and ``_lean_cut``
     and says how good the end is for ``seat`` (``search.outcome_reward``)."""
+    if state["phase"] not in ("cut", "take"):
+        return _engine_reward(state, seat, rng)
+    scores = lean_playout_scores(state, rng)
+    if state["n"] == 2:
+        return _duel_reward(scores[seat] - scores[1 - seat])
+    ranks = [1 + sum(1 for other in scores if other > mine) for mine in scores]
+    return search.outcome_reward(scores, ranks, seat, MARGIN_SCALE)
+
+
+def lean_playout_scores(state: State, rng: random.Random) -> list[int]:
+    """The final scores of ``state`` played out with every seat on ``_lean_take`` and
+    ``_lean_cut`` and the chillies assigned as suggested (past the last pizza, ``fast_move``
+    on the engine's states): level 3's playouts, and the analysis's (``playout_outcome``)."""
     phase = state["phase"]
     if phase not in ("cut", "take"):
-        return _engine_reward(state, seat, rng)
+        while not ENGINE.is_over(state):
+            mover = ENGINE.to_move(state)[0]
+            state = ENGINE.advance(state, mover, fast_move(state, mover, rng))
+        return list(ENGINE.result(state).scores)
     n = state["n"]
     pizzas = state["pizzas"]
     counts, points, burnt, chillies = _lean_tallies(state)
@@ -468,11 +484,7 @@ def lean_rollout_reward(state: State, seat: int, rng: random.Random) -> float:
         for turn in range(1, n + 1):
             _lean_take(free, (chef + turn) % n, counts, points, burnt, chillies, left)
         round_number += 1
-    scores = _lean_scores(counts, points, burnt, chillies)
-    if n == 2:
-        return _duel_reward(scores[seat] - scores[1 - seat])
-    ranks = [1 + sum(1 for other in scores if other > mine) for mine in scores]
-    return search.outcome_reward(scores, ranks, seat, MARGIN_SCALE)
+    return _lean_scores(counts, points, burnt, chillies)
 
 
 def _duel_reward(margin: int) -> float:

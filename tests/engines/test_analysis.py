@@ -9,6 +9,7 @@ import pytest
 
 from games.engines import CHANCE, Engine, all_engines
 from games.engines import analysis as judge
+from games.engines.base import competition_ranks
 from games.engines.part_du_chef import ENGINE as PART_DU_CHEF
 from games.engines.search import Budget
 
@@ -41,6 +42,34 @@ def test_taking_the_burnt_slice_when_twelve_good_ones_are_there_is_a_blunder():
     assert judgement.rank_loss >= 0.5
     assert judgement.score_loss >= 30
     assert judgement.worlds == SMALL.iterations
+
+
+def test_eating_the_truffles_that_win_a_majority_at_a_table_of_three_is_a_blunder():
+    """Seat 1 takes four of the seven truffles (the finisher among them): kept, they hold the
+    Truffe majority (11) for certain, with a steal; eaten, they score 4 olives. Against players
+    who keep what a majority needs (the analysis's playouts for this game) that costs nearly a
+    place; random playouts, where every player eats half of what it takes, saw only a mistake
+    (0.27, bench/bench_analysis_policy.py)."""
+    pizza = ["T1*", "T1", "T1", "T1", "V1", "V1", "V1", "R2", "M2", "M2", "F1", "C", "B"]
+    state = play(dealt(3, pizza, first_chef=0), (0, {"cut": [0, 4, 8]}))
+    view = PART_DU_CHEF.view(state, 1)
+    judgement = judge.judge_decision(
+        PART_DU_CHEF, view, {"take": 0, "eat": [0, 1, 2, 3]}, SMALL, random.Random(2)
+    )
+    assert judgement.best["take"] == 0 and not set(judgement.best["eat"]) & {0, 1, 2, 3}
+    assert judgement.flag == "??"
+    assert judgement.rank_loss >= 0.8
+
+
+def test_la_part_du_chef_playouts_end_with_the_engines_ranks_of_their_scores():
+    state = a_round_with_one_rich_portion_and_one_burnt_slice()
+    scores, ranks = PART_DU_CHEF.playout_outcome(state, random.Random(4))
+    assert len(scores) == 2 and ranks == competition_ranks(scores)
+    end = judge.play_out(PART_DU_CHEF, state, seed=4)
+    assert PART_DU_CHEF.playout_outcome(end, random.Random(4)) == (
+        PART_DU_CHEF.result(end).scores,
+        PART_DU_CHEF.result(end).ranks,
+    )
 
 
 def test_playing_level_3s_own_move_is_not_flagged():
@@ -90,3 +119,22 @@ def test_a_playout_ends_the_game_with_chance_drawn_and_every_seat_moving(engine:
     end = judge.play_out(engine, state, seed=5)
     assert engine.is_over(end)
     assert len(engine.result(end).ranks) == engine.min_players
+
+
+def test_a_round_of_decisions_stops_on_an_engines_error_and_says_it_failed():
+    state = a_round_with_one_rich_portion_and_one_burnt_slice()
+    broken = judge.Decision(3, 1, state, {"take": 7}, random.Random(1))  # no portion 7
+    judged = judge.judge_round(PART_DU_CHEF.slug, [broken], SMALL, seconds=60)
+    assert judged.failed and judged.entries == []
+
+
+def test_a_round_of_decisions_judges_in_order_and_leaves_the_rest_when_time_is_up():
+    state = a_round_with_one_rich_portion_and_one_burnt_slice()
+    decisions = [
+        judge.Decision(number, 1, state, {"take": 0, "eat": []}, random.Random(number))
+        for number in (2, 5)
+    ]
+    judged = judge.judge_round(PART_DU_CHEF.slug, decisions, SMALL, seconds=0)
+    assert [entry["move"] for entry in judged.entries] == [2] and judged.next_move == 5
+    judged = judge.judge_round(PART_DU_CHEF.slug, decisions, SMALL, seconds=3600)
+    assert [entry["move"] for entry in judged.entries] == [2, 5] and judged.next_move is None
