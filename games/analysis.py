@@ -48,9 +48,15 @@ CANDIDATES_PER_ROUND = 5
 
 def analyse_finished_matches() -> int:
     """Analyse finished matches for about ``ANALYSIS_SECONDS_PER_TICK`` seconds (the decision
-    under way is finished); returns how many decisions were judged."""
+    under way is finished); returns how many decisions were judged (and saved). With a thinking
+    pool (``BOT_POOL_SIZE`` > 0) the judging is the pool's (``analyse_in_pool``)."""
     if settings.ANALYSIS_SECONDS_PER_MATCH <= 0:  # the site does without
         return 0
+    from . import thinking  # the pool's module imports the engines only, not this one
+
+    pool = thinking.worker_pool()
+    if pool is not None:
+        return analyse_in_pool(pool)
     if _a_table_is_due():
         return 0
     started = time.perf_counter()
@@ -62,6 +68,85 @@ def analyse_finished_matches() -> int:
         # At least one decision a round, however short the round.
         judged += analyse_some(match_id, max(0.0, left))
     return judged
+
+
+def analyse_in_pool(pool: Any) -> int:
+    """Save the rounds the pool has judged, then hand it the next round of one match, if the
+    pool has nothing else to think about. People first: no round is handed over while a table
+    waits for the worker or a bot's thought is under way, and one round at a time, so a level-3
+    turn that comes meanwhile waits for one round at most (``ANALYSIS_SECONDS_PER_TICK``),
+    while the worker's own jobs never wait for the analysis at all."""
+    from . import thinking
+
+    saved = sum(save_judged_round(job, judged) for job, judged in pool.analyses_finished())
+    if pool.analysing or pool.in_flight or _a_table_is_due():
+        return saved
+    for match_id in _unanalysed_match_ids():
+        decisions = next_round(match_id)
+        if decisions is None:
+            continue
+        row, found = decisions
+        pool.submit_analysis(
+            thinking.AnalysisRound(
+                match_id=match_id,
+                game=row.match.game,
+                found_at=row.next_move,
+                decisions=found,
+                chosen=Budget(row.seconds_per_decision, row.iterations),
+                seconds=settings.ANALYSIS_SECONDS_PER_TICK,
+            )
+        )
+        break
+    return saved
+
+
+def next_round(match_id: int) -> tuple[MatchAnalysis, list[judge.Decision]] | None:
+    """The row of a finished match not yet analysed to the end, and its decisions from the
+    row's ``next_move`` on (None when there is nothing to hand over)."""
+    _ensure_row(match_id)
+    row = (
+        MatchAnalysis.objects.select_related("match")
+        .filter(match_id=match_id, complete=False, match__status=Match.Status.FINISHED)
+        .first()
+    )
+    if row is None:
+        return None
+    match = row.match
+    engine = get_engine(match.game)
+    found = [
+        judge.Decision(number, seat, state, move, decision_rng(match, number))
+        for number, seat, state, move in _decisions(engine, match, start=row.next_move)
+    ]
+    return row, found
+
+
+def save_judged_round(job: Any, judged: judge.JudgedRound | None) -> int:
+    """Save a round the pool judged (``thinking.AnalysisRound``), unless another worker moved
+    the row on meanwhile; a round whose process died saves nothing, and the match is handed
+    over again from where it stood. Returns the decisions saved."""
+    if judged is None:
+        return 0
+    row = (
+        MatchAnalysis.objects.select_related("match")
+        .filter(match_id=job.match_id, complete=False, next_move=job.found_at)
+        .first()
+    )
+    if row is None:
+        return 0
+    row.spent += judged.spent
+    if judged.failed:
+        row.failed = row.complete = True
+        row.completed_at = timezone.now()
+        _save_if_unchanged(row, job.found_at, ["failed", "complete", "completed_at", "spent"])
+        return 0
+    row.decisions = [*row.decisions, *judged.entries]
+    if judged.next_move is None:
+        row.complete = True
+        row.completed_at = timezone.now()
+        row.next_move = _moves_count(row.match)
+    else:
+        row.next_move = judged.next_move
+    return len(judged.entries) if _save_if_unchanged(row, job.found_at) else 0
 
 
 def _a_table_is_due() -> bool:
@@ -179,16 +264,8 @@ def judge_one(
 ) -> dict[str, Any]:
     """One decision's entry: the judgement of the move from the seat's view before it, and
     level 3's move told in words (``describe_move`` on the same state)."""
-    view = engine.view(state, seat)
-    judgement = judge.judge_decision(engine, view, move, chosen, decision_rng(match, number))
-    described = engine.describe_move(state, seat, judgement.best)
-    return {
-        "move": number,
-        "seat": seat,
-        "played": move,
-        **judgement.as_json(),
-        "best_text": described.as_json() if described is not None else None,
-    }
+    decision = judge.Decision(number, seat, state, move, decision_rng(match, number))
+    return judge.decision_entry(engine, decision, chosen)
 
 
 def decision_rng(match: Match, number: int) -> random.Random:

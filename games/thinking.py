@@ -13,6 +13,12 @@ A turn is never lost: while the pool thinks, the table's deadline is pushed on
 (``THINKING_CLAIM_SECONDS``); if the pool's process dies, the turn is given back at once and the
 pool starts a new process; if the worker itself dies, the deadline comes and the turn is due
 again for whichever worker runs next.
+
+The analysis after the game thinks here too (``games.analysis``): the worker hands the pool a
+round of a finished match's decisions (``AnalysisRound``), the pool judges them
+(``engines.analysis.judge_round``) and the worker saves what comes back. It shares the pool's
+processes, so the bound holds for both; a round whose process dies is simply not saved, and the
+match is handed over again from where its analysis stood.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+from .engines import analysis as judge
 from .engines import get_engine, search
 
 logger = logging.getLogger(__name__)
@@ -55,6 +62,24 @@ def _think_gently(nice: int) -> None:
         os.nice(nice)
 
 
+@dataclass(frozen=True)
+class AnalysisRound:
+    """A round of a finished match's analysis handed to the pool: the decisions from the row's
+    ``found_at`` on, to judge for about ``seconds`` with the budget ``chosen`` each."""
+
+    match_id: int
+    game: str
+    found_at: int
+    decisions: list[judge.Decision]
+    chosen: search.Budget
+    seconds: float
+
+
+def analyse(job: AnalysisRound) -> judge.JudgedRound:
+    """Runs in a pool process: a round of decisions judged (pure, no database)."""
+    return judge.judge_round(job.game, job.decisions, job.chosen, job.seconds)
+
+
 class ThinkingPool:
     """At most ``size`` processes that think; turns beyond them wait in the pool's queue. One per
     worker process; ``submit`` and ``finished`` are called from the worker's job only."""
@@ -66,6 +91,11 @@ class ThinkingPool:
         self.nice = nice
         self.executor: ProcessPoolExecutor | None = None
         self.in_flight: dict[int, tuple[Any, Future]] = {}
+        #: Rounds of analysis handed over, by match, with the executor that has each: when a
+        #: process dies every future of that executor fails, and only the first to tell of it
+        #: may start the pool afresh (not again for the futures of the new one).
+        self.analysing: dict[int, tuple[AnalysisRound, Future, ProcessPoolExecutor]] = {}
+        self._thought_by: dict[int, ProcessPoolExecutor | None] = {}
 
     def _executor(self) -> ProcessPoolExecutor:
         if self.executor is None:
@@ -95,6 +125,42 @@ class ThinkingPool:
                 think, turn.game, turn.view, turn.rng, turn.level, budget
             )
         self.in_flight[turn.match_id] = (turn, future)
+        self._thought_by[turn.match_id] = self.executor
+
+    def analysing_match(self, match_id: int) -> bool:
+        return match_id in self.analysing
+
+    def submit_analysis(self, job: AnalysisRound) -> None:
+        """Judge a round of ``job.match_id``'s decisions in a pool process."""
+        try:
+            executor = self._executor()
+            future = executor.submit(analyse, job)
+        except BrokenProcessPool:
+            self._restart()
+            executor = self._executor()
+            future = executor.submit(analyse, job)
+        self.analysing[job.match_id] = (job, future, executor)
+
+    def analyses_finished(self) -> list[tuple[AnalysisRound, judge.JudgedRound | None]]:
+        """The rounds of analysis judged since the last call: (round, what it judged), or
+        (round, None) when its process died (nothing judged is lost but that round's)."""
+        done = []
+        broken = False
+        for match_id, (job, future, executor) in list(self.analysing.items()):
+            if not future.done():
+                continue
+            del self.analysing[match_id]
+            try:
+                done.append((job, future.result()))
+            except (BrokenProcessPool, CancelledError):
+                broken = broken or executor is self.executor
+                done.append((job, None))
+            except Exception:
+                logger.exception("the analysis of match %s failed in the pool", match_id)
+                done.append((job, None))
+        if broken:
+            self._restart()
+        return done
 
     def finished(self, wait: float | None = 0) -> list[tuple[Any, Thought | None]]:
         """The turns thought about since the last call: (turn, thought), or (turn, None) when
@@ -111,10 +177,11 @@ class ThinkingPool:
             if not future.done():
                 continue
             del self.in_flight[match_id]
+            executor = self._thought_by.pop(match_id, None)
             try:
                 done.append((turn, future.result()))
             except (BrokenProcessPool, CancelledError):
-                broken = True
+                broken = broken or executor is self.executor
                 done.append((turn, None))
             except Exception:
                 logger.exception("a bot failed to think about table %s", match_id)
@@ -140,6 +207,8 @@ class ThinkingPool:
             self.executor.shutdown(wait=True, cancel_futures=True)
         self.executor = None
         self.in_flight.clear()
+        self.analysing.clear()
+        self._thought_by.clear()
 
 
 _pool: ThinkingPool | None = None

@@ -26,7 +26,10 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def small_analysis(settings):
-    """A few playouts per decision (reproducible), and a round long enough for a whole match."""
+    """A few playouts per decision (reproducible), and a round long enough for a whole match.
+    These tests are of the worker judging in its own job (``BOT_POOL_SIZE`` 0); those of the
+    analysis in the thinking pool are in test_thinking_pool.py."""
+    settings.BOT_POOL_SIZE = 0
     settings.ANALYSIS_SECONDS_PER_MATCH = 30
     settings.ANALYSIS_ITERATIONS = 4
     settings.ANALYSIS_SECONDS_PER_TICK = 3600

@@ -10,11 +10,12 @@ import signal
 
 import pytest
 
-from games import services, thinking, worker
+from games import analysis, services, thinking, worker
 from games.engines import CHANCE, get_engine, search
-from games.models import Match
+from games.engines import analysis as judge
+from games.models import Match, MatchAnalysis
 
-from .factories import make_user
+from .factories import make_user, play_to_the_end, started_table
 
 pytestmark = pytest.mark.django_db
 #: Generous: a pool process starts a fresh interpreter, on a machine shared with others.
@@ -145,3 +146,112 @@ def test_a_pool_process_that_dies_does_not_lose_the_turn(pool_of):
     assert pid not in pool.processes()
     assert worker.play_thinking_turns(wait=THOUGHT_WAIT) == 1
     assert bot_moves(Match.objects.get(pk=match.pk)) == 1
+
+
+# --- the analysis after the game in the pool --------------------------------------------------------
+@pytest.fixture
+def analysis_on(settings):
+    """The analysis on, a few worlds a decision (reproducible), a round for a whole match."""
+    settings.ANALYSIS_SECONDS_PER_MATCH = 30
+    settings.ANALYSIS_ITERATIONS = 4
+    settings.ANALYSIS_SECONDS_PER_TICK = 3600
+
+
+def finished_match() -> Match:
+    match, users = started_table("cafe-fatal", players=2)
+    return play_to_the_end(match, users)
+
+
+def analysed_in_the_pool(pool: thinking.ThinkingPool, match: Match) -> MatchAnalysis:
+    rounds = 0
+    while not MatchAnalysis.objects.filter(match=match, complete=True).exists():
+        worker.analyse_finished_matches()
+        pool.finished()  # no thinking turn here: only the analyses
+        for _job, future, _executor in list(pool.analysing.values()):
+            future.exception(timeout=THOUGHT_WAIT)
+        rounds += 1
+        assert rounds < 50
+    return MatchAnalysis.objects.get(match=match)
+
+
+def test_with_a_pool_the_analysis_is_judged_there_and_saved_as_the_worker_would(
+    pool_of, analysis_on, settings
+):
+    match = finished_match()
+    pool = pool_of(1)
+    # The first round hands the match over and returns at once: nothing judged in the worker.
+    assert worker.analyse_finished_matches() == 0
+    assert pool.analysing_match(match.pk)
+    row = MatchAnalysis.objects.get(match=match)
+    assert not row.complete and row.decisions == []
+    (_job, future, _executor) = pool.analysing[match.pk]
+    assert future.result(timeout=THOUGHT_WAIT).pid != os.getpid()
+    in_the_pool = analysed_in_the_pool(pool, match).decisions
+    # The worker's own job judges the same decisions alike (each has its own generator).
+    MatchAnalysis.objects.filter(match=match).delete()
+    thinking.close_worker_pool()
+    settings.BOT_POOL_SIZE = 0
+    assert worker.analyse_finished_matches() == len(in_the_pool)
+    assert MatchAnalysis.objects.get(match=match).decisions == in_the_pool
+
+
+def test_analyses_and_thinking_turns_share_the_pool_within_its_size(pool_of, analysis_on):
+    finished = [finished_match() for _ in range(2)]
+    pool = pool_of(2)
+    assert worker.analyse_finished_matches() == 0
+    assert list(pool.analysing) == [finished[1].pk]  # one round at a time, the newest first
+    tables = [table_of_thinking_bots() for _ in range(3)]
+    worker.play_thinking_turns()
+    assert all(pool.thinking_about(t.pk) for t in tables)
+    # People first: while thoughts are under way, no other match's round is handed over.
+    worker.analyse_finished_matches()
+    assert set(pool.analysing) <= {finished[1].pk}
+    pids, saved = set(), 0
+    while pool.in_flight or pool.analysing:
+        assert len(pool.processes()) <= 2
+        pids |= {thought.pid for _turn, thought in pool.finished(wait=1.0) if thought}
+        for job, judged in pool.analyses_finished():
+            assert judged is not None
+            pids.add(judged.pid)
+            saved += analysis.save_judged_round(job, judged)
+    assert len(pool.processes()) <= 2
+    assert 1 <= len(pids) <= 2 and os.getpid() not in pids
+    assert saved == len(MatchAnalysis.objects.get(match=finished[1]).decisions) > 0
+
+
+def test_a_pool_process_that_dies_mid_analysis_gives_the_round_back(pool_of, analysis_on):
+    match = finished_match()
+    pool = pool_of(1)
+    analysis.next_round(match.pk)  # the row, then a round long enough to be killed in
+    MatchAnalysis.objects.filter(match=match).update(iterations=None, seconds_per_decision=600)
+    assert worker.analyse_finished_matches() == 0
+    assert pool.analysing_match(match.pk)
+    (pid,) = pool.processes()
+    os.kill(pid, signal.SIGKILL)
+    pool.analysing[match.pk][1].exception(timeout=THOUGHT_WAIT)  # the round fails
+    # The round that finds the process dead saves nothing and hands the match over again, from
+    # where its analysis stood, to a new process.
+    assert worker.analyse_finished_matches() == 0
+    row = MatchAnalysis.objects.get(match=match)
+    assert row.decisions == [] and row.next_move == 0 and not row.complete
+    assert pool.analysing_match(match.pk) and pool.analysing[match.pk][0].found_at == 0
+    (again,) = pool.processes()
+    assert again != pid
+    # Killed again, it is handed over once more, now with a short budget, and completes.
+    MatchAnalysis.objects.filter(match=match).update(iterations=4)
+    os.kill(again, signal.SIGKILL)
+    pool.analysing[match.pk][1].exception(timeout=THOUGHT_WAIT)
+    row = analysed_in_the_pool(pool, match)
+    assert row.complete and not row.failed and row.decisions
+    assert [d["move"] for d in row.decisions] == sorted({d["move"] for d in row.decisions})
+
+
+def test_a_round_whose_engine_failed_in_the_pool_sets_the_analysis_aside(analysis_on):
+    match = finished_match()
+    row, decisions = analysis.next_round(match.pk)
+    job = thinking.AnalysisRound(match.pk, match.game, 0, decisions, search.Budget(1, 4), 3600)
+    failed = judge.JudgedRound([], None, 0.1, failed=True)
+    assert analysis.save_judged_round(job, failed) == 0
+    row.refresh_from_db()
+    assert row.failed and row.complete and row.decisions == []
+    assert worker.analyse_finished_matches() == 0  # never handed over again
