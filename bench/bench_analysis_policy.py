@@ -12,7 +12,8 @@ each policy in turn (interleaved, seed by seed, so that the load weighs on each 
 * ``lean policy``: level 3's playout policy on lean counts (``lean_playout_scores``).
 
 Printed per position and policy: worlds per judgement, the mean rank loss, its spread over the
-seeds (the noise of the judgement) and how often the flag is the right one.
+seeds (the noise of the judgement) and how often the flag is the one the position deserves
+against sensible players (a majority given away at a table of three is a blunder there).
 
 Run: ``.venv/bin/python bench/bench_analysis_policy.py [--seconds S] [--seeds N]``.
 """
@@ -78,21 +79,21 @@ def positions() -> list[tuple[str, dict, int, dict, dict, str]]:
     return [
         ("burnt slice for twelve good", duel, 1, {"take": 1, "eat": []}, {"take": 0}, "??"),
         (
-            "eats all seven truffles",
+            "eats all seven truffles, and wins anyway",
             duel,
             1,
             {"take": 0, "eat": list(range(7))},
             {"take": 0, "eat": []},
-            "?",
+            "",
         ),
         ("eats one of five V1", duel, 1, {"take": 0, "eat": [7]}, {"take": 0, "eat": []}, ""),
         (
-            "3p: eats the four truffles",
+            "3p: eats the four truffles that win the Truffe majority",
             three,
             1,
             {"take": 0, "eat": [0, 1, 2, 3]},
             {"take": 0, "eat": []},
-            "?",
+            "??",
         ),
     ]
 
