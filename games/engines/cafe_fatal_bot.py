@@ -10,8 +10,9 @@ and the dice it spends. ``strong_placement`` (level 2) keeps the best few of tho
 rest of the round out several times for each (everyone playing ``placement``), keeping the placement
 whose rounds end best for the bot against the others. ``searched_placement`` (level 3) weighs the
 same candidates with ``search.search_move``: many more rounds played out, on the same dice for
-every candidate, each judged by the bot's standing against the best of the others when it ends,
-with a bonus for a round that wins the game.
+every candidate, each judged by the bot's standing against the best of the others when it ends
+(hands judged by their ``prospect``, a set on its way counting for part of its bonus), with a bonus
+for a round that wins the game.
 
 The rounds played out are most of a bot's thinking, so scoring a placement is kept cheap: the
 points pieces add are looked up sort by sort, and what placements on one table share is worked
