@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .base import (
@@ -585,6 +585,12 @@ class CafeFatal(Engine):
         drawn = rng.choices(SORTS, cum_weights=SORT_CUM_WEIGHTS, k=tables + EXTRA_PIECES)
         return [[table, sort] for table, sort in zip([*range(tables), *extras], drawn, strict=True)]
 
+    def random_playout(self, state: State, rng: random.Random) -> list[int]:
+        """``Engine.random_playout`` on a lean copy of the state (counts in flat lists, dice as
+        ``count * 8 + value``, no dicts copied, no log): the same draws from ``rng``, in the same
+        order, as the reference, so the same game and the same scores."""
+        return _LeanGame(state).play_out(rng)
+
     # --- scoring -------------------------------------------------------------------------------
     def partial_scores(self, state: State) -> list[int]:
         return list(state["scores"])
@@ -745,6 +751,159 @@ class CafeFatal(Engine):
         # Every seat sees the whole table; only dice not yet rolled are unknown, and they are
         # not in the state.
         return dict(state)
+
+
+#: What ``rng.choice`` picks the seat to move from in a playout: there is only ever one.
+_ONE_SEAT = (0,)
+#: ``range(k)`` for the counts of placements a seat can have (6 values × 13 tables at most).
+_RANGES = [range(k) for k in range(6 * 13 + 1)]
+#: The points of ``count`` pieces of a sort of value 1 (sets count double), for every count a
+#: game reaches (30 rounds × 15 pieces at most).
+_POINTS = [SET_POINTS * (count // SET_SIZE) + count % SET_SIZE for count in range(30 * 15 + 1)]
+_VALUES = tuple(SORT_VALUE[sort] for sort in SORTS)
+
+
+class _LeanGame:
+    """A game as flat lists of ints, played out at random exactly as ``Engine.random_playout``
+    plays the state it was made from (same rng calls in the same order). ``tables`` and ``held``
+    hold three counts (cheese, pizza, cake) per table or seat; ``dice`` one ``count * 8 + value``
+    (0: none) per table and seat; ``where`` each seat's value -> table this round, ``own`` its
+    tables as bits."""
+
+    def __init__(self, state: State) -> None:
+        n = self.n = state["n"]
+        layout = state["layout"]
+        self.fresh = FRESH[layout]
+        self.tables_count = len(NEIGHBOURS[layout])
+        self.round = state["round"]
+        self.phase = state["phase"]
+        self.turn = state["turn"]
+        self.rolled = list(state["rolled"]) if state["rolled"] is not None else None
+        self.tables = [pieces[sort] for pieces in state["tables"] for sort in SORTS]
+        self.held = [pieces[sort] for pieces in state["held"] for sort in SORTS]
+        self.dice = [
+            d["count"] * 8 + d["value"] if d else 0 for row in state["dice"] for d in row[:n]
+        ]
+        self.remaining = list(state["remaining"])
+        self.where = [{value: table for value, table in placed} for placed in state["values"]]
+        self.own = [_own_tables_bits(placed) for placed in state["values"]]
+
+    def scores(self) -> list[int]:
+        held = self.held
+        return [
+            sum(value * _POINTS[held[3 * seat + i]] for i, value in enumerate(_VALUES))
+            for seat in range(self.n)
+        ]
+
+    def play_out(self, rng: random.Random) -> list[int]:
+        choice, draw = rng.choice, rng.random
+        while self.phase != "over":
+            choice(_ONE_SEAT)
+            phase = self.phase
+            if phase == "serve":
+                self.serve(rng.sample(_RANGES[self.tables_count], EXTRA_PIECES), draw)
+            elif phase == "roll":
+                self.roll([int(draw() * 6) + 1 for _ in range(self.remaining[self.turn])])
+            else:
+                self.place_at_random(choice)
+        return self.scores()
+
+    def serve(self, extras: list[int], draw: Callable[[], float]) -> None:
+        tables = self.tables
+        for table in [*range(self.tables_count), *extras]:
+            # ``rng.choices(SORTS, cum_weights=(3, 5, 6))``: one draw per piece.
+            x = draw() * 6.0
+            tables[3 * table + (0 if x < 3.0 else 1 if x < 5.0 else 2)] += 1
+        self.turn = self.round % self.n
+        self.phase = "roll"
+
+    def roll(self, rolled: list[int]) -> None:
+        self.rolled = rolled
+        self.phase = "place"
+        where = self.where[self.turn]
+        if where and not self.can_place(where, rolled):
+            self.remaining[self.turn] = 0
+            self.next_turn(self.turn)
+
+    def can_place(self, where: dict[int, int], rolled: list[int]) -> bool:
+        if any(value in where for value in rolled):
+            return True
+        return bool(self.fresh[self.own[self.turn]])
+
+    def place_at_random(self, choice: Callable[[Any], int]) -> None:
+        """``CafeFatal.random_move``'s draw, then the placement."""
+        seat, rolled = self.turn, self.rolled
+        distinct = sorted(set(rolled))
+        where = self.where[seat]
+        fresh = self.fresh[self.own[seat]]
+        spread = len(fresh)
+        if not where:
+            index = choice(_RANGES[len(distinct) * spread])
+            self.place(seat, distinct[index // spread], fresh[index % spread])
+            return
+        total = 0
+        for value in distinct:
+            total += 1 if value in where else spread
+        index = choice(_RANGES[total])
+        for value in distinct:
+            table = where.get(value)
+            if table is not None:
+                if not index:
+                    self.place(seat, value, table)
+                    return
+                index -= 1
+            elif index < spread:
+                self.place(seat, value, fresh[index])
+                return
+            else:
+                index -= spread
+
+    def place(self, seat: int, value: int, table: int) -> None:
+        count = self.rolled.count(value)
+        slot = table * self.n + seat
+        if self.dice[slot]:
+            self.dice[slot] += count * 8
+        else:
+            self.dice[slot] = count * 8 + value
+            self.where[seat][value] = table
+            self.own[seat] |= 1 << table
+        self.remaining[seat] -= count
+        self.rolled = None
+        self.next_turn(seat)
+
+    def next_turn(self, seat: int) -> None:
+        remaining = self.remaining
+        for after in SEATS_AFTER[self.n][seat]:
+            if remaining[after]:
+                self.turn = after
+                self.phase = "roll"
+                return
+        self.share()
+
+    def share(self) -> None:
+        n, dice, tables, held = self.n, self.dice, self.tables, self.held
+        for table in range(self.tables_count):
+            best, winner = 0, -1
+            for seat in range(n):
+                key = dice[table * n + seat]
+                if key > best:
+                    best, winner = key, seat
+                elif key == best and key:
+                    winner = -1
+            if winner >= 0:
+                for i in range(3):
+                    held[3 * winner + i] += tables[3 * table + i]
+                    tables[3 * table + i] = 0
+        self.turn = None
+        if max(self.scores()) >= WINNING_SCORE or self.round == LAST_ROUND - 1:
+            self.phase = "over"
+            return
+        self.round += 1
+        self.phase = "serve"
+        self.dice = [0] * (self.tables_count * n)
+        self.remaining = [DICE_PER_PLAYER] * n
+        self.where = [{} for _ in range(n)]
+        self.own = [0] * n
 
 
 def _own_tables_bits(placed: list[list[int]]) -> int:

@@ -10,8 +10,9 @@ and the dice it spends. ``strong_placement`` (level 2) keeps the best few of tho
 rest of the round out several times for each (everyone playing ``placement``), keeping the placement
 whose rounds end best for the bot against the others. ``searched_placement`` (level 3) weighs the
 same candidates with ``search.search_move``: many more rounds played out, on the same dice for
-every candidate, each judged by the bot's standing against the best of the others when it ends,
-with a bonus for a round that wins the game.
+every candidate, each judged by the bot's standing against the best of the others when it ends
+(hands judged by their ``prospect``, a set on its way counting for part of its bonus), with a bonus
+for a round that wins the game.
 
 The rounds played out are most of a bot's thinking, so scoring a placement is kept cheap: the
 points pieces add are looked up sort by sort, and what placements on one table share is worked
@@ -311,14 +312,33 @@ def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -
 
 
 def _round_reward(state: State, seat: int, rng: random.Random) -> float:
-    """Play to the end of the round: the bot's standing then, its points minus those of the best
-    of the others (what decides the game, where level 2 weighs every other seat alike), plus
-    ``WIN_BONUS`` when that round ends the game with the bot first (and minus it when another
-    seat is)."""
+    """Play to the end of the round and judge the bot's standing then against the best of the
+    others (what decides the game, where level 2 weighs every other seat alike). A round that ends
+    the game is judged by its points, plus ``WIN_BONUS`` when the bot is first (minus it when
+    another seat is); otherwise by ``prospect``, which counts a set on its way."""
     state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
-    scores = state["scores"]
-    reward = float(scores[seat] - max(score for other, score in enumerate(scores) if other != seat))
     if ENGINE.is_over(state):
+        scores = state["scores"]
+        reward = float(scores[seat] - max(s for other, s in enumerate(scores) if other != seat))
         ranks = ENGINE.result(state).ranks
-        reward += WIN_BONUS if ranks[seat] == 1 else -WIN_BONUS
-    return reward
+        return reward + (WIN_BONUS if ranks[seat] == 1 else -WIN_BONUS)
+    worth = [prospect(held) for held in state["held"]]
+    return worth[seat] - max(w for other, w in enumerate(worth) if other != seat)
+
+
+#: What k loose pieces of one sort are worth beyond their face value, in units of the sort's
+#: value: part of the bonus the fifth piece brings (5 more, the set scoring 10 for 5). Points
+#: alone made four cakes (20) look no better than four pizzas and two cheeses, though the fifth
+#: cake ends most games: judged by points at the round's end, level 3 won 35% of 120 games
+#: against two level 2 bots (200 playouts a move), by these prospects 47% on the same seeds.
+PROGRESS = (0.0, 0.5, 1.25, 2.25, 3.5)
+
+
+def prospect(held: dict[str, int]) -> float:
+    """What a hand is worth while the game goes on: its points, and for each sort's loose pieces
+    a share of the set bonus they are on their way to (``PROGRESS``)."""
+    total = 0.0
+    for sort, count in held.items():
+        sets, loose = divmod(count, SET_SIZE)
+        total += SORT_VALUE[sort] * (SET_POINTS * sets + loose + PROGRESS[loose])
+    return total

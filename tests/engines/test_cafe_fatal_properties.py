@@ -8,7 +8,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engines import CHANCE
+from games.engines import CHANCE, Engine
 from games.engines.cafe_fatal import ENGINE, LAST_ROUND, SORTS
 from games.engines.records import export_record, replay
 
@@ -120,3 +120,28 @@ def test_a_random_move_is_what_a_choice_among_the_legal_moves_draws(seed, n, dra
         assert move == listed.choice(list(ENGINE.legal(state, seat)))
         assert counted.getstate() == listed.getstate()
         state = ENGINE.apply(state, seat, move)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 5),
+    steps=st.integers(0, 400),
+    draw=st.integers(0, 2**32 - 1),
+)
+def test_the_lean_random_playout_plays_the_reference_game_from_any_position(seed, n, steps, draw):
+    # Café Fatal plays random_playout on flat lists of counts; from any position it must make the
+    # reference's draws (Engine.random_playout, step by step through advance) in the same order,
+    # so the same game: the same scores and the generator left in the same state.
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    for _ in range(steps):
+        if ENGINE.is_over(state):
+            break
+        [seat] = ENGINE.to_move(state)
+        state = ENGINE.apply(state, seat, ENGINE.random_step(state, seat, rng))
+    snapshot = json.dumps(state, sort_keys=True)
+    lean, reference = random.Random(draw), random.Random(draw)
+    assert ENGINE.random_playout(state, lean) == Engine.random_playout(ENGINE, state, reference)
+    assert lean.getstate() == reference.getstate()
+    assert json.dumps(state, sort_keys=True) == snapshot
