@@ -27,7 +27,7 @@ def rankings(request: HttpRequest, user: Any, game: str) -> JsonResponse:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400) from None
     if number < 1:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400)
-    page = ladder.ladder_page(game, number)
+    page = ladder.kept_ladder_page(ladder.generation(game), game, number)
     if page.number != number:
         raise ApiError(
             _("There are only %(pages)d pages in this ladder.") % {"pages": page.pages}, 404

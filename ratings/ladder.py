@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Match, Seat
 
-from .models import LadderBucket, Rating, RatingChange
+from .models import LadderBucket, LadderChange, Rating, RatingChange
 
 PAGE_SIZE = 50
 #: Matches shown per game in a rating-history chart: enough to see a trend, few enough that the
@@ -553,10 +553,97 @@ def standings_from(rows: list[tuple]) -> dict[str, Standing]:
 def _standing(game: str, viewer_id: int | None) -> Standing | None:
     if viewer_id is None:
         return None
+    sql, params = standing_sql(game, viewer_id)
     with connection.cursor() as cursor:
-        cursor.execute(f"WITH {_viewer_sql()} SELECT * FROM mine", [game, viewer_id, game])
-        found = cursor.fetchone()
-    return _viewer_standing(game, found) if found else None
+        cursor.execute(sql, params)
+        return standing_from(game, cursor.fetchall())
+
+
+def standing_sql(game: str, viewer_id: int) -> tuple[str, list[Any]]:
+    """The query of the viewer's standing in ``game``, for a caller that sends it with others
+    (``standing_from`` reads its rows)."""
+    return f"WITH {_viewer_sql()} SELECT * FROM mine", [game, viewer_id, game]
+
+
+def standing_from(game: str, rows: list[tuple]) -> Standing | None:
+    return _viewer_standing(game, rows[0]) if rows else None
+
+
+# --- pages kept under the ladder's generation ------------------------------------------------
+#: A generation: the sum of a game's ``LadderChange`` rows and their highest id.
+Generation = tuple[int, int | None]
+
+
+def generation_sql(game: str) -> tuple[str, list[Any]]:
+    """The query of ``game``'s generation (one row), for a caller that sends it with others.
+
+    The sum grows with every committed write of one of the game's ratings, whichever order
+    transactions commit in; the highest id tells apart two states of equal sum on either side
+    of a rolled-back write (PostgreSQL never hands an id out twice) and moves on with a fold."""
+    table = connection.ops.quote_name(LadderChange._meta.db_table)
+    return f"SELECT COALESCE(SUM(changes), 0), MAX(id) FROM {table} WHERE game = %s", [game]
+
+
+def generation_from(rows: list[tuple]) -> Generation:
+    total, highest = rows[0]
+    return int(total), highest
+
+
+def generation(game: str) -> Generation:
+    """``game``'s generation, in a query of its own."""
+    sql, params = generation_sql(game)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return generation_from(cursor.fetchall())
+
+
+def generations() -> dict[str, Generation]:
+    """Every game's generation, in one query (a game nobody is rated in has none)."""
+    table = connection.ops.quote_name(LadderChange._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT game, SUM(changes), MAX(id) FROM {table} GROUP BY game")
+        return {game: (int(total), highest) for game, total, highest in cursor.fetchall()}
+
+
+#: Pages kept per process (a few KB each): the first pages, searches and friends' pages read
+#: most. A page is kept under the generation it was read in, so a rating written since is a
+#: new key: nothing kept is ever served after a change, in any process, and no shared cache
+#: is asked.
+PAGES_KEPT = 512
+
+
+def kept_ladder_page(
+    generation: Generation,
+    game: str,
+    page: int = 1,
+    *,
+    search: str = "",
+    only_user_ids: Collection[int] | None = None,
+    size: int = PAGE_SIZE,
+) -> LadderPage:
+    """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
+    (read before, as ``generation_sql`` gives it) and kept. Inside a transaction nothing is kept
+    nor taken: what it wrote may yet be rolled back."""
+    only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
+    if connection.in_atomic_block:
+        return ladder_page(game, page, search=search, only_user_ids=only, size=size)
+    database = connection.settings_dict["NAME"]
+    return _kept_page(database, generation, game, page, search, only, size)
+
+
+@lru_cache(maxsize=PAGES_KEPT)
+def _kept_page(
+    database: str,
+    generation: Generation,
+    game: str,
+    page: int,
+    search: str,
+    only: tuple[int, ...] | None,
+    size: int,
+) -> LadderPage:
+    # ``database`` and ``generation`` are the key only: the page is what the database says now,
+    # as new as the generation or newer.
+    return ladder_page(game, page, search=search, only_user_ids=only, size=size)
 
 
 def rating_history(

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from games.engines import all_engines, get_engine
 from players import friends, presence
+from players.models import Friendship
+from players.together import read_together
 
 from . import ladder, rendering
 
@@ -17,11 +21,14 @@ INDEX_TOP = 5
 
 
 def index(request: HttpRequest) -> HttpResponse:
+    generations = ladder.generations()
     games = [
         {
             "slug": engine.slug,
             "name": engine.name,
-            "page": ladder.ladder_page(engine.slug, size=INDEX_TOP),
+            "page": ladder.kept_ladder_page(
+                generations.get(engine.slug, (0, None)), engine.slug, size=INDEX_TOP
+            ),
         }
         for engine in all_engines()
     ]
@@ -45,16 +52,15 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
     user = request.user
     search = ladder.clean_search(request.GET.get("q"))
     friends_only = user.is_authenticated and request.GET.get("friends") == "1"
-    # Friends-only includes the viewer, so that they see where they stand among their friends.
-    only = friends.friends_and_self_ids(user) if friends_only else None
-    page = ladder.ladder_page(
+    read = viewer_reads(engine.slug, user, friends_only)
+    page = ladder.kept_ladder_page(
+        read.generation,
         engine.slug,
         page_number(request.GET.get("page")),
         search=search,
-        only_user_ids=only,
-        viewer_id=user.pk,
+        only_user_ids=read.friends_and_self,
     )
-    mine = page.mine
+    mine = read.mine
     rows = ladder.display_rows(page.rows)
     online = presence.online_ids(row.user_id for row in page.rows)
     context: dict[str, Any] = {
@@ -67,6 +73,50 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
         "mine": mine,
         "my_page": ladder.page_of(mine.rank) if mine else None,
     }
+    if read.incoming is not None:
+        # Read with the rest: the header's badge (players.context_processors) need not ask.
+        context["incoming_friend_requests"] = read.incoming
     # A search typed with htmx swaps only the results; the page itself works without it.
     template = "ratings/ladder.html#results" if request.htmx else "ratings/ladder.html"
     return render(request, template, context)
+
+
+@dataclass(frozen=True)
+class ViewerReads:
+    #: The ladder's generation, under which its pages are kept.
+    generation: ladder.Generation
+    #: Where the viewer stands (None: a visitor, or not rated in the game).
+    mine: ladder.Standing | None
+    #: Friend requests waiting for the viewer's answer (None for visitors).
+    incoming: int | None
+    #: Friends-only: the ids of the viewer's friends and their own.
+    friends_and_self: set[int] | None
+
+
+def viewer_reads(game: str, user: Any, friends_only: bool) -> ViewerReads:
+    """What a ladder page reads besides the page itself, in one round trip: the ladder's
+    generation, and for a logged-in viewer their standing, the header's count of friend requests
+    and (friends only) who their friends are."""
+    reads: list[Any] = [ladder.generation_sql(game)]
+    if user.is_authenticated:
+        reads += [ladder.standing_sql(game, user.pk), friends.incoming_count_query(user)]
+        if friends_only:
+            reads.append(friend_pairs(user))
+    found = read_together(reads)
+    generation = ladder.generation_from(found[0])
+    if not user.is_authenticated:
+        return ViewerReads(generation, None, None, None)
+    counted = found[2]
+    only = None
+    if friends_only:
+        only = {b if a == user.pk else a for a, b in found[3]} | {user.pk}
+    return ViewerReads(
+        generation, ladder.standing_from(game, found[1]), counted[0][0] if counted else 0, only
+    )
+
+
+def friend_pairs(user: Any) -> QuerySet:
+    """The player's friendships, as ``(from_user_id, to_user_id)``."""
+    return Friendship.objects.filter(
+        Q(from_user=user) | Q(to_user=user), accepted_at__isnull=False
+    ).values_list("from_user_id", "to_user_id")
