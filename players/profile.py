@@ -23,12 +23,13 @@ from django.utils.translation import gettext_lazy as _
 
 from games.bot_profiles import bot_url
 from games.engines import all_engines
-from games.models import Match
+from games.models import Match, Seat
 from ratings import ladder
 from ratings.charts import chart_keys, render_charts
 
 from . import friends, presence
-from .together import read_together
+from .models import Friendship
+from .together import Statement, incoming_count_sql, quoted_table, read_together
 
 #: The friend forms a visitor sees on someone's profile, by friendship status:
 #: (url name, button label, is the main action).
@@ -94,13 +95,14 @@ class ProfileReads:
 
 
 def profile_reads(target: Any, viewer: Any) -> ProfileReads:
-    """What the profile reads from the database, in one round trip."""
-    reads: list[Any] = [ladder.standings_sql(target), newest_match_query(target)]
+    """What the profile reads from the database, in one round trip. Raw SQL where it can be:
+    building the ORM's queries cost more than running them."""
+    reads: list[Any] = [ladder.standings_sql(target), newest_match_sql(target)]
     has_trophies = apps.is_installed("arena")
     if has_trophies:
         reads.append(trophies_query(target))
     if viewer.is_authenticated:
-        reads += [friends.link_between(viewer, target), friends.incoming_count_query(viewer)]
+        reads += [link_sql(viewer, target), incoming_count_sql(viewer)]
     found = read_together(reads)
     newest = found[1]
     status = incoming = None
@@ -111,7 +113,7 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
             if viewer.pk == target.pk
             else friends.status_of_link(viewer, link[0] if link else None)
         )
-        incoming = counted[0][0] if counted else 0
+        incoming = counted[0][0]
     return ProfileReads(
         status=status,
         standings=ladder.standings_from(found[0]),
@@ -119,6 +121,17 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
         trophies=trophies_from(found[2]) if has_trophies else [],
         incoming=incoming,
     )
+
+
+def link_sql(viewer: Any, target: Any) -> Statement:
+    """``friends.link_between`` as SQL: the friendship (or request) between the two players, as
+    ``(from_user_id, accepted_at)``; ``accepted_at`` only tells whether it was accepted."""
+    sql = (
+        f"SELECT from_user_id, accepted_at FROM {quoted_table(Friendship)}"
+        " WHERE (from_user_id = %s AND to_user_id = %s) OR (from_user_id = %s AND to_user_id = %s)"
+        " ORDER BY id LIMIT 1"
+    )
+    return sql, [viewer.pk, target.pk, target.pk, viewer.pk]
 
 
 def game_names() -> dict[str, str]:
@@ -191,13 +204,15 @@ def replay_url(match: Match) -> str | None:
 RECENT_CACHE_SECONDS = 24 * 3600
 
 
-def newest_match_query(target: Any) -> QuerySet:
+def newest_match_sql(target: Any) -> Statement:
     """The id of the player's last finished public match (no row before their first)."""
-    return (
-        Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
-        .order_by("-finished_at", "-pk")
-        .values_list("pk")[:1]
+    sql = (
+        f"SELECT m.id FROM {quoted_table(Match)} m"
+        f" JOIN {quoted_table(Seat)} s ON s.match_id = m.id"
+        " WHERE NOT m.private AND s.user_id = %s AND m.status = %s"
+        " ORDER BY m.finished_at DESC, m.id DESC LIMIT 1"
     )
+    return sql, [target.pk, Match.Status.FINISHED.value]
 
 
 def recent_cache_key(target: Any, newest: int | None) -> str:

@@ -49,3 +49,20 @@ def _execute(statements: list[Statement]) -> list[list[tuple]]:
         while cursor.nextset():
             found.append(cursor.fetchall())
         return found
+
+
+def quoted_table(model: Any) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def incoming_count_sql(user: Any) -> Statement:
+    """The header's badge, as a statement to send with a page's other reads: one row, how many
+    friend requests wait for ``user``'s answer (``friends.incoming_request_count``). Raw SQL, as
+    building the ORM's query cost more than running it."""
+    from .models import Friendship
+
+    sql = (
+        f"SELECT COUNT(*) FROM {quoted_table(Friendship)}"
+        " WHERE to_user_id = %s AND accepted_at IS NULL"
+    )
+    return sql, [user.pk]

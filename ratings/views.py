@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from games.engines import all_engines, get_engine
-from players import friends, presence
+from players import presence
 from players.models import Friendship
-from players.together import read_together
+from players.together import Statement, incoming_count_sql, quoted_table, read_together
 
 from . import ladder, rendering
 
@@ -99,24 +98,23 @@ def viewer_reads(game: str, user: Any, friends_only: bool) -> ViewerReads:
     and (friends only) who their friends are."""
     reads: list[Any] = [ladder.generation_sql(game)]
     if user.is_authenticated:
-        reads += [ladder.standing_sql(game, user.pk), friends.incoming_count_query(user)]
+        reads += [ladder.standing_sql(game, user.pk), incoming_count_sql(user)]
         if friends_only:
             reads.append(friend_pairs(user))
     found = read_together(reads)
     generation = ladder.generation_from(found[0])
     if not user.is_authenticated:
         return ViewerReads(generation, None, None, None)
-    counted = found[2]
     only = None
     if friends_only:
         only = {b if a == user.pk else a for a, b in found[3]} | {user.pk}
-    return ViewerReads(
-        generation, ladder.standing_from(game, found[1]), counted[0][0] if counted else 0, only
-    )
+    return ViewerReads(generation, ladder.standing_from(game, found[1]), found[2][0][0], only)
 
 
-def friend_pairs(user: Any) -> QuerySet:
+def friend_pairs(user: Any) -> Statement:
     """The player's friendships, as ``(from_user_id, to_user_id)``."""
-    return Friendship.objects.filter(
-        Q(from_user=user) | Q(to_user=user), accepted_at__isnull=False
-    ).values_list("from_user_id", "to_user_id")
+    sql = (
+        f"SELECT from_user_id, to_user_id FROM {quoted_table(Friendship)}"
+        " WHERE (from_user_id = %s OR to_user_id = %s) AND accepted_at IS NOT NULL"
+    )
+    return sql, [user.pk, user.pk]
