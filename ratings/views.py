@@ -60,13 +60,12 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
         only_user_ids=read.friends_and_self,
     )
     mine = read.mine
-    rows = ladder.display_rows(page.rows)
     online = presence.online_ids(row.user_id for row in page.rows)
     context: dict[str, Any] = {
         "game": {"slug": engine.slug, "name": engine.name},
         "games": [{"slug": e.slug, "name": e.name} for e in all_engines()],
         "page": page,
-        "rows_html": rendering.ladder_rows_html(rows, online, user.pk),
+        "rows_html": rendering.ladder_rows_html(page.rows, online, user.pk),
         "search": search,
         "friends_only": friends_only,
         "mine": mine,
