@@ -11,9 +11,8 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -29,7 +28,14 @@ from ratings.charts import chart_keys, render_charts
 
 from . import friends, presence
 from .models import Friendship
-from .together import Statement, incoming_count_sql, quoted_table, read_together
+from .together import (
+    Statement,
+    column_converter,
+    incoming_count_sql,
+    one_instance,
+    quoted_table,
+    read_together,
+)
 
 #: The friend forms a visitor sees on someone's profile, by friendship status:
 #: (url name, button label, is the main action).
@@ -51,7 +57,9 @@ FRIEND_NOTES: dict[str, Any] = {
 
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    target = get_object_or_404(get_user_model(), username=username, is_active=True)
+    target = one_instance(get_user_model(), "username = %s AND is_active", [username])
+    if target is None:
+        raise Http404("There is no such player.")
     return render(request, "players/profile.html", profile_context(target, request.user))
 
 
@@ -100,7 +108,7 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     reads: list[Any] = [ladder.standings_sql(target), newest_match_sql(target)]
     has_trophies = apps.is_installed("arena")
     if has_trophies:
-        reads.append(trophies_query(target))
+        reads.append(trophies_sql(target))
     if viewer.is_authenticated:
         reads += [link_sql(viewer, target), incoming_count_sql(viewer)]
     found = read_together(reads)
@@ -276,29 +284,21 @@ def trophies_for(user: Any) -> list[dict[str, Any]]:
     """The player's arena podiums, best and newest first; none while the arena app is absent."""
     if not apps.is_installed("arena"):
         return []
-    return trophies_from(list(trophies_query(user)))
+    return trophies_from(read_together([trophies_sql(user)])[0])
 
 
-#: What a trophy shows of itself and its arena.
-TROPHY_FIELDS = (
-    "place",
-    "tournament_id",
-    "tournament__name",
-    "tournament__schedule_key",
-    "tournament__game",
-    "tournament__ends_at",
-)
-
-
-def trophies_query(user: Any) -> QuerySet:
-    """The rows of ``trophies_for`` (``TROPHY_FIELDS``); needs the arena app."""
-    trophy = apps.get_model("arena", "Trophy")
+def trophies_sql(user: Any) -> Statement:
+    """The rows of ``trophies_for``: ``(place, tournament_id, name, schedule_key, game,
+    ends_at)`` (``ends_at`` as the database sends it); needs the arena app."""
+    trophy, tournament = apps.get_model("arena", "Trophy"), apps.get_model("arena", "Tournament")
     # A private arena's name is for its entrants only, as private tables stay off the profile.
-    return (
-        trophy.objects.filter(user=user, tournament__private=False)
-        .order_by("-tournament__ends_at", "place")
-        .values_list(*TROPHY_FIELDS)
+    sql = (
+        "SELECT t.place, t.tournament_id, a.name, a.schedule_key, a.game, a.ends_at"
+        f" FROM {quoted_table(trophy)} t JOIN {quoted_table(tournament)} a"
+        " ON a.id = t.tournament_id WHERE NOT a.private AND t.user_id = %s"
+        " ORDER BY a.ends_at DESC, t.place"
     )
+    return sql, [user.pk]
 
 
 def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
@@ -306,6 +306,7 @@ def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
     from arena.rendering import arena_name
 
     names = game_names()
+    as_datetime = column_converter(Tournament, "ends_at")
     trophies = []
     for place, tournament_id, name, schedule_key, game, ends_at in rows:
         tournament = Tournament(name=name, schedule_key=schedule_key, game=game)
@@ -316,7 +317,7 @@ def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
                 "tournament": arena_name(tournament),
                 "game": names.get(game, game),
                 "game_slug": game,
-                "ends_at": ends_at,
+                "ends_at": as_datetime(ends_at),
             }
         )
     return trophies
