@@ -5,7 +5,7 @@ or matches there are (the profile and rankings pages count on it)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -162,10 +162,56 @@ def ladder_page(
     ``only_user_ids`` (ids, or a subquery of them) keeps those players (friends). Ranks are
     always ranks on the whole ladder, and tied ratings share a rank. The same query says where
     ``viewer_id`` stands (``mine``)."""
+    query = page_query(
+        game, page, search=search, only_user_ids=only_user_ids, size=size, viewer_id=viewer_id
+    )
+    sql, params = query.statement
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return query.finish(cursor.fetchall())
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    """The query of a ladder page, for a caller that may send it with other reads, and what
+    makes the page of its rows (``finish``; it may read more past the last page)."""
+
+    statement: tuple[str, list[Any]]
+    finish: Callable[[list[tuple]], LadderPage]
+
+
+#: A query that finds nothing, for a page that needs none (a friends' page without friends).
+NOTHING = ("SELECT 1 WHERE 1 = 0", [])
+
+
+def page_query(
+    game: str,
+    page: int = 1,
+    *,
+    search: str = "",
+    only_user_ids: Collection[int] | QuerySet | None = None,
+    size: int = PAGE_SIZE,
+    viewer_id: int | None = None,
+) -> PageQuery:
+    """``ladder_page`` in two steps: its query, then its page from the query's rows."""
     if search or only_user_ids is not None:
-        return _filtered_page(game, page, search, only_user_ids, size, viewer_id)
+        return _filtered_page_query(game, page, search, only_user_ids, size, viewer_id)
     number = max(page, 1)
-    total, rows, tied_before, mine = _ladder_slice(game, (number - 1) * size, size, viewer_id)
+
+    def finish(found: list[tuple]) -> LadderPage:
+        return _plain_page(game, number, size, viewer_id, _ladder_slice_from(game, found))
+
+    return PageQuery(_ladder_slice_sql(game, (number - 1) * size, size, viewer_id), finish)
+
+
+def _plain_page(
+    game: str,
+    number: int,
+    size: int,
+    viewer_id: int | None,
+    read: tuple[int, list[tuple], int, Standing | None],
+) -> LadderPage:
+    total, rows, tied_before, mine = read
     if not rows and number > 1:
         # Past the last page (a stale link): show the last page there is.
         number, offset, pages = _clamped(number, ladder_size(game), size)
@@ -259,6 +305,15 @@ def _ladder_slice(
     bucket (a few hundred at most) instead of ``offset``. Only ids are skipped through (from the
     index alone); the page's rows are read afterwards. No rows past the end of the ladder (and
     then no viewer's standing either)."""
+    sql, params = _ladder_slice_sql(game, offset, size, viewer_id)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return _ladder_slice_from(game, cursor.fetchall())
+
+
+def _ladder_slice_sql(
+    game: str, offset: int, size: int, viewer_id: int | None
+) -> tuple[str, list[Any]]:
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     sql = f"""
         WITH counts AS (
@@ -286,9 +341,12 @@ def _ladder_slice(
         ORDER BY r.value DESC, r.id
     """
     params = [game, offset, game, size, offset, game, viewer_id, game, game]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
+    return sql, params
+
+
+def _ladder_slice_from(
+    game: str, found: list[tuple]
+) -> tuple[int, list[tuple], int, Standing | None]:
     if not found:
         return 0, [], 0, None
     first = found[0]
@@ -303,14 +361,14 @@ def _ladder_slice(
 MAX_PAGE = 10**9
 
 
-def _filtered_page(
+def _filtered_page_query(
     game: str,
     page: int,
     search: str,
     only_user_ids: Collection[int] | QuerySet | None,
     size: int,
     viewer_id: int | None,
-) -> LadderPage:
+) -> PageQuery:
     """A page of the players kept by a search or a set of ids, with whole-ladder ranks, in one
     query. The matches are read in no order (a rare name once, through the trigram index on
     PostgreSQL) and counted; a search stops counting past ``SEARCH_LIMIT``, since to count every
@@ -324,26 +382,33 @@ def _filtered_page(
         query = query.filter(user_id__in=only_user_ids)
     elif only_user_ids is not None:
         if not only_user_ids:
-            return _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id))
+            return PageQuery(
+                NOTHING,
+                lambda _found: _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id)),
+            )
         query = query.filter(user_id__in=list(only_user_ids))
     limit = SEARCH_LIMIT if search else None
     matched = query.order_by().values("id", "value")
     offset = (min(max(page, 1), MAX_PAGE) - 1) * size
-    rows, total, mine = _filtered_rows(game, matched, limit, offset, size, viewer_id)
-    shown = min(total, limit) if limit else total
-    number, offset, pages = _clamped(page, shown, size)
-    # Past the cap, the query reads a whole page: the best ``limit`` end within it.
-    rows = rows[: shown - offset]
-    ranks = [rank for *_row, rank in rows]
-    rows = [tuple(row[:-1]) for row in rows]
-    return _page(game, number, pages, shown, rows, ranks, capped=shown < total, mine=mine)
+
+    def finish(found: list[tuple]) -> LadderPage:
+        rows, total, mine = _filtered_rows_from(game, found)
+        shown = min(total, limit) if limit else total
+        number, start, pages = _clamped(page, shown, size)
+        # Past the cap, the query reads a whole page: the best ``limit`` end within it.
+        rows = rows[: shown - start]
+        ranks = [rank for *_row, rank in rows]
+        rows = [tuple(row[:-1]) for row in rows]
+        return _page(game, number, pages, shown, rows, ranks, capped=shown < total, mine=mine)
+
+    return PageQuery(_filtered_rows_sql(game, matched, limit, offset, size, viewer_id), finish)
 
 
-def _filtered_rows(
+def _filtered_rows_sql(
     game: str, matched: Any, limit: int | None, offset: int, size: int, viewer_id: int | None
-) -> tuple[list[tuple], int, Standing | None]:
-    """The rows (``ROW_FIELDS`` and their rank) of one page of the ratings ``matched`` selects,
-    best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
+) -> tuple[str, list[Any]]:
+    """The query of the rows (``ROW_FIELDS`` and their rank) of one page of the ratings
+    ``matched`` selects, best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
     starts at ``offset``, or on the last page when there are fewer.
 
     When no more than ``limit`` match, the page is sorted from those already read; past it, only
@@ -414,9 +479,12 @@ def _filtered_rows(
         viewer_id,
         game,
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
+    return sql, params
+
+
+def _filtered_rows_from(game: str, found: list[tuple]) -> tuple[list[tuple], int, Standing | None]:
+    """The rows of ``_filtered_rows_sql``'s query, each with its rank; how many matched; where
+    the viewer stands."""
     width = len(ROW_FIELDS)
     total = int(found[0][width + 2])
     mine = _viewer_standing(game, found[0][width + 3 :])
