@@ -5,6 +5,8 @@ or matches there are (the profile and rankings pages count on it)."""
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
@@ -657,14 +659,6 @@ def generation_from(rows: list[tuple]) -> Generation:
     return int(total), highest
 
 
-def generation(game: str) -> Generation:
-    """``game``'s generation, in a query of its own."""
-    sql, params = generation_sql(game)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return generation_from(cursor.fetchall())
-
-
 def generations() -> dict[str, Generation]:
     """Every game's generation, in one query (a game nobody is rated in has none)."""
     table = connection.ops.quote_name(LadderChange._meta.db_table)
@@ -680,6 +674,103 @@ def generations() -> dict[str, Generation]:
 PAGES_KEPT = 512
 
 
+class _KeptPages:
+    """The pages kept, the least recently read forgotten first; shared by the process's threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._pages: OrderedDict[tuple, LadderPage] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> LadderPage | None:
+        with self._lock:
+            page = self._pages.get(key)
+            if page is not None:
+                self._pages.move_to_end(key)
+            return page
+
+    def put(self, key: tuple, page: LadderPage) -> None:
+        with self._lock:
+            self._pages[key] = page
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
+
+_kept = _KeptPages(PAGES_KEPT)
+#: The generation each ladder had when this process last read one of its pages: a page not kept
+#: under it is likely not kept under the next one read either.
+_last_generation: dict[tuple[str, str], Generation] = {}
+
+
+@dataclass(frozen=True)
+class KeptPageRead:
+    """A kept page on its way (``kept_page_read``): ``query`` is the page's query to send with
+    the generation when the page is likely not kept (None when it likely is)."""
+
+    game: str
+    page: int
+    search: str
+    only: tuple[int, ...] | None
+    size: int
+    query: PageQuery | None
+
+    @property
+    def key(self) -> tuple:
+        database = connection.settings_dict["NAME"]
+        return (database, self.game, self.page, self.search, self.only, self.size)
+
+    def read_afresh(self) -> LadderPage:
+        return ladder_page(
+            self.game, self.page, search=self.search, only_user_ids=self.only, size=self.size
+        )
+
+
+def kept_page_read(
+    game: str,
+    page: int = 1,
+    *,
+    search: str = "",
+    only_user_ids: Collection[int] | None = None,
+    size: int = PAGE_SIZE,
+) -> KeptPageRead:
+    """The first step of a kept page (``kept_page`` is the second): when the page was not kept
+    under the ladder's last generation seen here, its query, to send with the generation so that
+    a page not kept costs no round trip more (always inside a transaction, where nothing is
+    kept)."""
+    only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
+    read = KeptPageRead(game, page, search, only, size, None)
+    last = _last_generation.get((read.key[0], game))
+    kept = last is not None and _kept.get((last, *read.key)) is not None
+    if kept and not connection.in_atomic_block:
+        return read
+    query = page_query(game, page, search=search, only_user_ids=only, size=size)
+    return KeptPageRead(game, page, search, only, size, query)
+
+
+def kept_page(read: KeptPageRead, generation: Generation, rows: list[tuple] | None) -> LadderPage:
+    """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
+    and kept. ``generation`` was read before or with ``rows``, the rows of ``read.query`` (None
+    when it was not sent): the page they give is as new as the generation or newer. Inside a
+    transaction nothing is kept nor taken: what it wrote may yet be rolled back."""
+    if read.query is not None and rows is None:
+        raise ValueError("The page's query was to be sent with the generation.")
+    if connection.in_atomic_block:
+        return read.query.finish(rows) if read.query is not None else read.read_afresh()
+    _last_generation[(read.key[0], read.game)] = generation
+    key = (generation, *read.key)
+    if read.query is not None:
+        page = read.query.finish(rows)
+    else:
+        page = _kept.get(key) or read.read_afresh()
+    _kept.put(key, page)
+    return page
+
+
 def kept_ladder_page(
     generation: Generation,
     game: str,
@@ -689,29 +780,17 @@ def kept_ladder_page(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> LadderPage:
-    """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
-    (read before, as ``generation_sql`` gives it) and kept. Inside a transaction nothing is kept
-    nor taken: what it wrote may yet be rolled back."""
-    only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
-    if connection.in_atomic_block:
-        return ladder_page(game, page, search=search, only_user_ids=only, size=size)
-    database = connection.settings_dict["NAME"]
-    return _kept_page(database, generation, game, page, search, only, size)
-
-
-@lru_cache(maxsize=PAGES_KEPT)
-def _kept_page(
-    database: str,
-    generation: Generation,
-    game: str,
-    page: int,
-    search: str,
-    only: tuple[int, ...] | None,
-    size: int,
-) -> LadderPage:
-    # ``database`` and ``generation`` are the key only: the page is what the database says now,
-    # as new as the generation or newer.
-    return ladder_page(game, page, search=search, only_user_ids=only, size=size)
+    """``kept_page`` for a caller that read the generation already: a page not kept is read
+    in a query of its own."""
+    read = KeptPageRead(
+        game,
+        page,
+        search,
+        None if only_user_ids is None else tuple(sorted(set(only_user_ids))),
+        size,
+        None,
+    )
+    return kept_page(read, generation, None)
 
 
 def rating_history(

@@ -51,14 +51,17 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
     user = request.user
     search = ladder.clean_search(request.GET.get("q"))
     friends_only = user.is_authenticated and request.GET.get("friends") == "1"
-    read = viewer_reads(engine.slug, user, friends_only)
-    page = ladder.kept_ladder_page(
-        read.generation,
-        engine.slug,
-        page_number(request.GET.get("page")),
-        search=search,
-        only_user_ids=read.friends_and_self,
-    )
+    number = page_number(request.GET.get("page"))
+    if friends_only:
+        # The friends are read with the generation: their page cannot go with them.
+        read = viewer_reads(engine.slug, user, friends_only)
+        page = ladder.kept_ladder_page(
+            read.generation, engine.slug, number, only_user_ids=read.friends_and_self
+        )
+    else:
+        coming = ladder.kept_page_read(engine.slug, number, search=search)
+        read = viewer_reads(engine.slug, user, friends_only, coming.query)
+        page = ladder.kept_page(coming, read.generation, read.page_rows)
     mine = read.mine
     online = presence.online_ids(row.user_id for row in page.rows)
     context: dict[str, Any] = {
@@ -89,25 +92,34 @@ class ViewerReads:
     incoming: int | None
     #: Friends-only: the ids of the viewer's friends and their own.
     friends_and_self: set[int] | None
+    #: The rows of the page's query, when it was sent with the rest.
+    page_rows: list[tuple] | None = None
 
 
-def viewer_reads(game: str, user: Any, friends_only: bool) -> ViewerReads:
-    """What a ladder page reads besides the page itself, in one round trip: the ladder's
-    generation, and for a logged-in viewer their standing, the header's count of friend requests
-    and (friends only) who their friends are."""
+def viewer_reads(
+    game: str, user: Any, friends_only: bool, page_query: ladder.PageQuery | None = None
+) -> ViewerReads:
+    """What a ladder page reads in one round trip: the ladder's generation; for a logged-in
+    viewer their standing, the header's count of friend requests and (friends only) who their
+    friends are; and the page itself when ``page_query`` is given (it is likely not kept)."""
     reads: list[Any] = [ladder.generation_sql(game)]
     if user.is_authenticated:
         reads += [ladder.standing_sql(game, user.pk), incoming_count_sql(user)]
         if friends_only:
             reads.append(friend_pairs(user))
+    if page_query is not None:
+        reads.append(page_query.statement)
     found = read_together(reads)
     generation = ladder.generation_from(found[0])
+    page_rows = found[-1] if page_query is not None else None
     if not user.is_authenticated:
-        return ViewerReads(generation, None, None, None)
+        return ViewerReads(generation, None, None, None, page_rows)
     only = None
     if friends_only:
         only = {b if a == user.pk else a for a, b in found[3]} | {user.pk}
-    return ViewerReads(generation, ladder.standing_from(game, found[1]), found[2][0][0], only)
+    return ViewerReads(
+        generation, ladder.standing_from(game, found[1]), found[2][0][0], only, page_rows
+    )
 
 
 def friend_pairs(user: Any) -> Statement:
