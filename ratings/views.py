@@ -116,6 +116,7 @@ def viewer_reads(
         return ViewerReads(generation, None, None, None, page_rows)
     only = None
     if friends_only:
+        # Friends-only includes the viewer, so that they see where they stand among their friends.
         only = {b if a == user.pk else a for a, b in found[3]} | {user.pk}
     return ViewerReads(
         generation, ladder.standing_from(game, found[1]), found[2][0][0], only, page_rows
