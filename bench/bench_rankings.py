@@ -1,21 +1,29 @@
 """Rankings speed with 100 000 players: median milliseconds per request of the rankings page (first
 page, page 1000, a search, friends only), the rankings API and a profile, beside a trivial view,
-with each one's ratio to the trivial view and its number of queries.
+with each one's ratio to the trivial view and its number of queries; and the CPU each request
+costs this process and the PostgreSQL server, with their ratio to the trivial view's (under load
+every round trip waits its turn, which flattens the ratios of wall times; CPU is what a quiet
+machine would wait for).
 
 Run: ``.venv/bin/python bench/bench_rankings.py`` (about a minute). It seeds a temporary SQLite
 file once with ``seed_demo`` and reuses it on later runs; with ``DATABASE_URL`` set it also runs on
 PostgreSQL, in a fresh database that it drops afterwards. ``--players N`` changes the size.
+``DATABASE_URL=… bench_rankings.py --child`` measures on that database (seeded on the first run,
+reused after), so that two checkouts can take turns on the same data.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +63,7 @@ def run_child(label: str, env: dict[str, str], players: int) -> int:
 def run_on_postgres(url: str, players: int) -> int:
     from tests.live_server import scratch_postgres
 
-    with scratch_postgres(url, "pdc_bench_rankings") as scratch:
+    with scratch_postgres(url, "pdc_rankings_bench") as scratch:
         return run_child("PostgreSQL", {**os.environ, "DATABASE_URL": scratch}, players)
 
 
@@ -82,6 +90,7 @@ def run_cases(players: int) -> None:
                 # few thousand: give the table back the room, as a live site that folds every few
                 # hundred changes never needs.
                 cursor.execute("VACUUM FULL ratings_ladderbucket")
+                cursor.execute("VACUUM FULL ratings_ladderchange")
                 cursor.execute("VACUUM ANALYZE")
         print(f"seeded {players} players in {time.perf_counter() - started:.1f} s", flush=True)
     else:
@@ -96,6 +105,8 @@ def run_cases(players: int) -> None:
         "trivial view (/api/games)": "/api/games",
         "rankings, first page": "/rankings/part-du-chef/",
         "rankings, page 1000": "/rankings/part-du-chef/?page=1000",
+        # Another page every time: none was read before in the ladder's state (no cache helps).
+        "rankings, page 1000+, never read": "/rankings/part-du-chef/?page={fresh}",
         "rankings, search 'basil_chef'": "/rankings/part-du-chef/?q=basil_chef",
         "rankings, search 'zzz' (nobody)": "/rankings/part-du-chef/?q=zzz",
         "rankings, search 'a', page 500": "/rankings/part-du-chef/?q=a&page=500",
@@ -103,13 +114,27 @@ def run_cases(players: int) -> None:
         "API rankings, page 1000": "/api/rankings/part-du-chef?page=1000",
         "profile of a busy player": f"/players/{busy}/",
     }
-    times = medians_ms(client, list(cases.values()))
-    floor = times[cases["trivial view (/api/games)"]]
-    print(f"{'':36} {'median':>9} {'ratio':>7} {'queries':>8}")
+    spent = medians(client, list(cases.values()))
+    floor = spent[cases["trivial view (/api/games)"]]
+    print(
+        f"{'':36} {'median':>9} {'ratio':>6} {'CPU':>8} {'ratio':>6} {'PG CPU':>8}"
+        f" {'all CPU':>7} {'queries':>7}"
+    )
     for label, path in cases.items():
-        ratio = times[path] / floor
-        queries = query_count(client, path)
-        print(f"{label:36} {times[path]:6.1f} ms {ratio:6.1f}x {queries:8d}", flush=True)
+        cost = spent[path]
+        queries = query_count(client, fresh(path))
+        print(
+            f"{label:36} {cost.wall:6.2f} ms {cost.wall / floor.wall:5.1f}x"
+            f" {cost.cpu:5.2f} ms {cost.cpu / floor.cpu:5.1f}x {cost.database:5.2f} ms"
+            f" {cost.all_cpu / floor.all_cpu:6.1f}x {queries:7d}",
+            flush=True,
+        )
+    print(
+        "median: wall time; CPU: this process's CPU (time.process_time); PG CPU: the database"
+        " server's CPU for the request (PostgreSQL's backend, from /proc); all CPU: both, as a"
+        " ratio to the trivial view's",
+        flush=True,
+    )
 
 
 def bench_users() -> tuple[Any, str]:
@@ -145,19 +170,82 @@ def bench_users() -> tuple[Any, str]:
     return viewer, busy or "bench_viewer"
 
 
-def medians_ms(client: Any, paths: list[str]) -> dict[str, float]:
-    """Median milliseconds per path. The paths take turns, request by request, so that the load
-    of a shared machine weighs on each of them alike and their ratios hold."""
+_fresh_pages = itertools.count(1000)
+
+
+def fresh(path: str) -> str:
+    """The path, with ``{fresh}`` replaced by a page number not asked for before."""
+    return path.format(fresh=next(_fresh_pages)) if "{fresh}" in path else path
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Medians of one request: wall milliseconds, this process's CPU milliseconds and the
+    database server's CPU milliseconds for it (0 on SQLite, which runs inside this process)."""
+
+    wall: float
+    cpu: float
+    database: float
+
+    @property
+    def all_cpu(self) -> float:
+        return self.cpu + self.database
+
+
+def medians(client: Any, paths: list[str]) -> dict[str, Cost]:
+    """Medians per path. The paths take turns, request by request, so that the load of a shared
+    machine weighs on each of them alike and their ratios hold. Under load every round trip
+    waits for the CPU, which flattens the wall ratios; the CPU spent is what a quiet machine
+    would wait for."""
     for path in paths:
         for _ in range(WARM_UP):
-            assert client.get(path).status_code == 200, path
-    times: dict[str, list[float]] = {path: [] for path in paths}
+            assert client.get(fresh(path)).status_code == 200, path
+    backend = database_cpu_reader()
+    walls: dict[str, list[float]] = {path: [] for path in paths}
+    cpus: dict[str, list[float]] = {path: [] for path in paths}
+    databases: dict[str, list[float]] = {path: [] for path in paths}
     for _ in range(REPEAT):
         for path in paths:
+            database_before = backend()
+            cpu_before = time.process_time()
             started = time.perf_counter()
-            client.get(path)
-            times[path].append((time.perf_counter() - started) * 1000)
-    return {path: statistics.median(spent) for path, spent in times.items()}
+            client.get(fresh(path))
+            walls[path].append((time.perf_counter() - started) * 1000)
+            cpus[path].append((time.process_time() - cpu_before) * 1000)
+            databases[path].append((backend() - database_before) * 1000)
+    return {
+        path: Cost(
+            statistics.median(walls[path]),
+            statistics.median(cpus[path]),
+            statistics.median(databases[path]),
+        )
+        for path in paths
+    }
+
+
+def database_cpu_reader() -> Callable[[], float]:
+    """Seconds of CPU the database server has spent for this benchmark so far: the run time of
+    the PostgreSQL backends connected to its database (the pool's few connections take turns),
+    from /proc (nanoseconds, unlike the ticks of /proc/PID/stat), when the server runs on this
+    machine; always 0 otherwise. Read after the warm-up, when the pool holds its connections."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return lambda: 0.0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND backend_type = 'client backend'"
+        )
+        paths = [Path(f"/proc/{pid}/schedstat") for (pid,) in cursor.fetchall()]
+    if not all(path.exists() for path in paths):
+        print("(the database server runs elsewhere: its CPU is not measured)", flush=True)
+        return lambda: 0.0
+
+    def read() -> float:
+        return sum(int(path.read_text().split()[0]) for path in paths) / 1e9
+
+    return read
 
 
 def query_count(client: Any, path: str) -> int:

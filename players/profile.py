@@ -11,9 +11,8 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -23,12 +22,20 @@ from django.utils.translation import gettext_lazy as _
 
 from games.bot_profiles import bot_url
 from games.engines import all_engines
-from games.models import Match
+from games.models import Match, Seat
 from ratings import ladder
 from ratings.charts import chart_keys, render_charts
 
 from . import friends, presence
-from .together import read_together
+from .models import Friendship
+from .together import (
+    Statement,
+    column_converter,
+    incoming_count_sql,
+    one_instance,
+    quoted_table,
+    read_together,
+)
 
 #: The friend forms a visitor sees on someone's profile, by friendship status:
 #: (url name, button label, is the main action).
@@ -50,7 +57,9 @@ FRIEND_NOTES: dict[str, Any] = {
 
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    target = get_object_or_404(get_user_model(), username=username, is_active=True)
+    target = one_instance(get_user_model(), "username = %s AND is_active", [username])
+    if target is None:
+        raise Http404("There is no such player.")
     return render(request, "players/profile.html", profile_context(target, request.user))
 
 
@@ -94,13 +103,14 @@ class ProfileReads:
 
 
 def profile_reads(target: Any, viewer: Any) -> ProfileReads:
-    """What the profile reads from the database, in one round trip."""
-    reads: list[Any] = [ladder.standings_sql(target), newest_match_query(target)]
+    """What the profile reads from the database, in one round trip. Raw SQL where it can be:
+    building the ORM's queries cost more than running them."""
+    reads: list[Any] = [ladder.standings_sql(target), newest_match_sql(target)]
     has_trophies = apps.is_installed("arena")
     if has_trophies:
-        reads.append(trophies_query(target))
+        reads.append(trophies_sql(target))
     if viewer.is_authenticated:
-        reads += [friends.link_between(viewer, target), friends.incoming_count_query(viewer)]
+        reads += [link_sql(viewer, target), incoming_count_sql(viewer)]
     found = read_together(reads)
     newest = found[1]
     status = incoming = None
@@ -111,7 +121,7 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
             if viewer.pk == target.pk
             else friends.status_of_link(viewer, link[0] if link else None)
         )
-        incoming = counted[0][0] if counted else 0
+        incoming = counted[0][0]
     return ProfileReads(
         status=status,
         standings=ladder.standings_from(found[0]),
@@ -119,6 +129,17 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
         trophies=trophies_from(found[2]) if has_trophies else [],
         incoming=incoming,
     )
+
+
+def link_sql(viewer: Any, target: Any) -> Statement:
+    """``friends.link_between`` as SQL: the friendship (or request) between the two players, as
+    ``(from_user_id, accepted_at)``; ``accepted_at`` only tells whether it was accepted."""
+    sql = (
+        f"SELECT from_user_id, accepted_at FROM {quoted_table(Friendship)}"
+        " WHERE (from_user_id = %s AND to_user_id = %s) OR (from_user_id = %s AND to_user_id = %s)"
+        " ORDER BY id LIMIT 1"
+    )
+    return sql, [viewer.pk, target.pk, target.pk, viewer.pk]
 
 
 def game_names() -> dict[str, str]:
@@ -191,13 +212,15 @@ def replay_url(match: Match) -> str | None:
 RECENT_CACHE_SECONDS = 24 * 3600
 
 
-def newest_match_query(target: Any) -> QuerySet:
+def newest_match_sql(target: Any) -> Statement:
     """The id of the player's last finished public match (no row before their first)."""
-    return (
-        Match.objects.filter(seats__user=target, status=Match.Status.FINISHED, private=False)
-        .order_by("-finished_at", "-pk")
-        .values_list("pk")[:1]
+    sql = (
+        f"SELECT m.id FROM {quoted_table(Match)} m"
+        f" JOIN {quoted_table(Seat)} s ON s.match_id = m.id"
+        " WHERE NOT m.private AND s.user_id = %s AND m.status = %s"
+        " ORDER BY m.finished_at DESC, m.id DESC LIMIT 1"
     )
+    return sql, [target.pk, Match.Status.FINISHED.value]
 
 
 def recent_cache_key(target: Any, newest: int | None) -> str:
@@ -261,29 +284,21 @@ def trophies_for(user: Any) -> list[dict[str, Any]]:
     """The player's arena podiums, best and newest first; none while the arena app is absent."""
     if not apps.is_installed("arena"):
         return []
-    return trophies_from(list(trophies_query(user)))
+    return trophies_from(read_together([trophies_sql(user)])[0])
 
 
-#: What a trophy shows of itself and its arena.
-TROPHY_FIELDS = (
-    "place",
-    "tournament_id",
-    "tournament__name",
-    "tournament__schedule_key",
-    "tournament__game",
-    "tournament__ends_at",
-)
-
-
-def trophies_query(user: Any) -> QuerySet:
-    """The rows of ``trophies_for`` (``TROPHY_FIELDS``); needs the arena app."""
-    trophy = apps.get_model("arena", "Trophy")
+def trophies_sql(user: Any) -> Statement:
+    """The rows of ``trophies_for``: ``(place, tournament_id, name, schedule_key, game,
+    ends_at)`` (``ends_at`` as the database sends it); needs the arena app."""
+    trophy, tournament = apps.get_model("arena", "Trophy"), apps.get_model("arena", "Tournament")
     # A private arena's name is for its entrants only, as private tables stay off the profile.
-    return (
-        trophy.objects.filter(user=user, tournament__private=False)
-        .order_by("-tournament__ends_at", "place")
-        .values_list(*TROPHY_FIELDS)
+    sql = (
+        "SELECT t.place, t.tournament_id, a.name, a.schedule_key, a.game, a.ends_at"
+        f" FROM {quoted_table(trophy)} t JOIN {quoted_table(tournament)} a"
+        " ON a.id = t.tournament_id WHERE NOT a.private AND t.user_id = %s"
+        " ORDER BY a.ends_at DESC, t.place"
     )
+    return sql, [user.pk]
 
 
 def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
@@ -291,6 +306,7 @@ def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
     from arena.rendering import arena_name
 
     names = game_names()
+    as_datetime = column_converter(Tournament, "ends_at")
     trophies = []
     for place, tournament_id, name, schedule_key, game, ends_at in rows:
         tournament = Tournament(name=name, schedule_key=schedule_key, game=game)
@@ -301,7 +317,7 @@ def trophies_from(rows: list[tuple]) -> list[dict[str, Any]]:
                 "tournament": arena_name(tournament),
                 "game": names.get(game, game),
                 "game_slug": game,
-                "ends_at": ends_at,
+                "ends_at": as_datetime(ends_at),
             }
         )
     return trophies

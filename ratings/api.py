@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from games.api import ApiError, endpoint
 from games.engines import all_engines
 from players.profile import replay_url, trophies_for
+from players.together import read_together
 
 from . import ladder
 
@@ -27,7 +28,14 @@ def rankings(request: HttpRequest, user: Any, game: str) -> JsonResponse:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400) from None
     if number < 1:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400)
-    page = ladder.ladder_page(game, number)
+    # The page's query goes with the generation's when the page is likely not kept.
+    coming = ladder.kept_page_read(game, number)
+    reads = [ladder.generation_sql(game)]
+    if coming.query is not None:
+        reads.append(coming.query.statement)
+    found = read_together(reads)
+    rows = found[1] if coming.query is not None else None
+    page = ladder.kept_page(coming, ladder.generation_from(found[0]), rows)
     if page.number != number:
         raise ApiError(
             _("There are only %(pages)d pages in this ladder.") % {"pages": page.pages}, 404

@@ -5,7 +5,9 @@ or matches there are (the profile and rankings pages count on it)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -20,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Match, Seat
 
-from .models import LadderBucket, Rating, RatingChange
+from .models import LadderBucket, LadderChange, Rating, RatingChange
 
 PAGE_SIZE = 50
 #: Matches shown per game in a rating-history chart: enough to see a trend, few enough that the
@@ -162,10 +164,56 @@ def ladder_page(
     ``only_user_ids`` (ids, or a subquery of them) keeps those players (friends). Ranks are
     always ranks on the whole ladder, and tied ratings share a rank. The same query says where
     ``viewer_id`` stands (``mine``)."""
+    query = page_query(
+        game, page, search=search, only_user_ids=only_user_ids, size=size, viewer_id=viewer_id
+    )
+    sql, params = query.statement
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return query.finish(cursor.fetchall())
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    """The query of a ladder page, for a caller that may send it with other reads, and what
+    makes the page of its rows (``finish``; it may read more past the last page)."""
+
+    statement: tuple[str, list[Any]]
+    finish: Callable[[list[tuple]], LadderPage]
+
+
+#: A query that finds nothing, for a page that needs none (a friends' page without friends).
+NOTHING = ("SELECT 1 WHERE 1 = 0", [])
+
+
+def page_query(
+    game: str,
+    page: int = 1,
+    *,
+    search: str = "",
+    only_user_ids: Collection[int] | QuerySet | None = None,
+    size: int = PAGE_SIZE,
+    viewer_id: int | None = None,
+) -> PageQuery:
+    """``ladder_page`` in two steps: its query, then its page from the query's rows."""
     if search or only_user_ids is not None:
-        return _filtered_page(game, page, search, only_user_ids, size, viewer_id)
+        return _filtered_page_query(game, page, search, only_user_ids, size, viewer_id)
     number = max(page, 1)
-    total, rows, tied_before, mine = _ladder_slice(game, (number - 1) * size, size, viewer_id)
+
+    def finish(found: list[tuple]) -> LadderPage:
+        return _plain_page(game, number, size, viewer_id, _ladder_slice_from(game, found))
+
+    return PageQuery(_ladder_slice_sql(game, (number - 1) * size, size, viewer_id), finish)
+
+
+def _plain_page(
+    game: str,
+    number: int,
+    size: int,
+    viewer_id: int | None,
+    read: tuple[int, list[tuple], int, Standing | None],
+) -> LadderPage:
+    total, rows, tied_before, mine = read
     if not rows and number > 1:
         # Past the last page (a stale link): show the last page there is.
         number, offset, pages = _clamped(number, ladder_size(game), size)
@@ -259,6 +307,15 @@ def _ladder_slice(
     bucket (a few hundred at most) instead of ``offset``. Only ids are skipped through (from the
     index alone); the page's rows are read afterwards. No rows past the end of the ladder (and
     then no viewer's standing either)."""
+    sql, params = _ladder_slice_sql(game, offset, size, viewer_id)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return _ladder_slice_from(game, cursor.fetchall())
+
+
+def _ladder_slice_sql(
+    game: str, offset: int, size: int, viewer_id: int | None
+) -> tuple[str, list[Any]]:
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     sql = f"""
         WITH counts AS (
@@ -286,9 +343,12 @@ def _ladder_slice(
         ORDER BY r.value DESC, r.id
     """
     params = [game, offset, game, size, offset, game, viewer_id, game, game]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
+    return sql, params
+
+
+def _ladder_slice_from(
+    game: str, found: list[tuple]
+) -> tuple[int, list[tuple], int, Standing | None]:
     if not found:
         return 0, [], 0, None
     first = found[0]
@@ -303,14 +363,14 @@ def _ladder_slice(
 MAX_PAGE = 10**9
 
 
-def _filtered_page(
+def _filtered_page_query(
     game: str,
     page: int,
     search: str,
     only_user_ids: Collection[int] | QuerySet | None,
     size: int,
     viewer_id: int | None,
-) -> LadderPage:
+) -> PageQuery:
     """A page of the players kept by a search or a set of ids, with whole-ladder ranks, in one
     query. The matches are read in no order (a rare name once, through the trigram index on
     PostgreSQL) and counted; a search stops counting past ``SEARCH_LIMIT``, since to count every
@@ -324,26 +384,33 @@ def _filtered_page(
         query = query.filter(user_id__in=only_user_ids)
     elif only_user_ids is not None:
         if not only_user_ids:
-            return _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id))
+            return PageQuery(
+                NOTHING,
+                lambda _found: _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id)),
+            )
         query = query.filter(user_id__in=list(only_user_ids))
     limit = SEARCH_LIMIT if search else None
     matched = query.order_by().values("id", "value")
     offset = (min(max(page, 1), MAX_PAGE) - 1) * size
-    rows, total, mine = _filtered_rows(game, matched, limit, offset, size, viewer_id)
-    shown = min(total, limit) if limit else total
-    number, offset, pages = _clamped(page, shown, size)
-    # Past the cap, the query reads a whole page: the best ``limit`` end within it.
-    rows = rows[: shown - offset]
-    ranks = [rank for *_row, rank in rows]
-    rows = [tuple(row[:-1]) for row in rows]
-    return _page(game, number, pages, shown, rows, ranks, capped=shown < total, mine=mine)
+
+    def finish(found: list[tuple]) -> LadderPage:
+        rows, total, mine = _filtered_rows_from(game, found)
+        shown = min(total, limit) if limit else total
+        number, start, pages = _clamped(page, shown, size)
+        # Past the cap, the query reads a whole page: the best ``limit`` end within it.
+        rows = rows[: shown - start]
+        ranks = [rank for *_row, rank in rows]
+        rows = [tuple(row[:-1]) for row in rows]
+        return _page(game, number, pages, shown, rows, ranks, capped=shown < total, mine=mine)
+
+    return PageQuery(_filtered_rows_sql(game, matched, limit, offset, size, viewer_id), finish)
 
 
-def _filtered_rows(
+def _filtered_rows_sql(
     game: str, matched: Any, limit: int | None, offset: int, size: int, viewer_id: int | None
-) -> tuple[list[tuple], int, Standing | None]:
-    """The rows (``ROW_FIELDS`` and their rank) of one page of the ratings ``matched`` selects,
-    best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
+) -> tuple[str, list[Any]]:
+    """The query of the rows (``ROW_FIELDS`` and their rank) of one page of the ratings
+    ``matched`` selects, best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
     starts at ``offset``, or on the last page when there are fewer.
 
     When no more than ``limit`` match, the page is sorted from those already read; past it, only
@@ -414,9 +481,12 @@ def _filtered_rows(
         viewer_id,
         game,
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
+    return sql, params
+
+
+def _filtered_rows_from(game: str, found: list[tuple]) -> tuple[list[tuple], int, Standing | None]:
+    """The rows of ``_filtered_rows_sql``'s query, each with its rank; how many matched; where
+    the viewer stands."""
     width = len(ROW_FIELDS)
     total = int(found[0][width + 2])
     mine = _viewer_standing(game, found[0][width + 3 :])
@@ -553,10 +623,174 @@ def standings_from(rows: list[tuple]) -> dict[str, Standing]:
 def _standing(game: str, viewer_id: int | None) -> Standing | None:
     if viewer_id is None:
         return None
+    sql, params = standing_sql(game, viewer_id)
     with connection.cursor() as cursor:
-        cursor.execute(f"WITH {_viewer_sql()} SELECT * FROM mine", [game, viewer_id, game])
-        found = cursor.fetchone()
-    return _viewer_standing(game, found) if found else None
+        cursor.execute(sql, params)
+        return standing_from(game, cursor.fetchall())
+
+
+def standing_sql(game: str, viewer_id: int) -> tuple[str, list[Any]]:
+    """The query of the viewer's standing in ``game``, for a caller that sends it with others
+    (``standing_from`` reads its rows)."""
+    return f"WITH {_viewer_sql()} SELECT * FROM mine", [game, viewer_id, game]
+
+
+def standing_from(game: str, rows: list[tuple]) -> Standing | None:
+    return _viewer_standing(game, rows[0]) if rows else None
+
+
+# --- pages kept under the ladder's generation ------------------------------------------------
+#: A generation: the sum of a game's ``LadderChange`` rows and their highest id.
+Generation = tuple[int, int | None]
+
+
+def generation_sql(game: str) -> tuple[str, list[Any]]:
+    """The query of ``game``'s generation (one row), for a caller that sends it with others.
+
+    The sum grows with every committed write of one of the game's ratings, whichever order
+    transactions commit in; the highest id tells apart two states of equal sum on either side
+    of a rolled-back write (PostgreSQL never hands an id out twice) and moves on with a fold."""
+    table = connection.ops.quote_name(LadderChange._meta.db_table)
+    return f"SELECT COALESCE(SUM(changes), 0), MAX(id) FROM {table} WHERE game = %s", [game]
+
+
+def generation_from(rows: list[tuple]) -> Generation:
+    total, highest = rows[0]
+    return int(total), highest
+
+
+def generations() -> dict[str, Generation]:
+    """Every game's generation, in one query (a game nobody is rated in has none)."""
+    table = connection.ops.quote_name(LadderChange._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT game, SUM(changes), MAX(id) FROM {table} GROUP BY game")
+        return {game: (int(total), highest) for game, total, highest in cursor.fetchall()}
+
+
+#: Pages kept per process (a few KB each): the first pages, searches and friends' pages read
+#: most. A page is kept under the generation it was read in, so a rating written since is a
+#: new key: nothing kept is ever served after a change, in any process, and no shared cache
+#: is asked.
+PAGES_KEPT = 512
+
+
+class _KeptPages:
+    """The pages kept, the least recently read forgotten first; shared by the process's threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._pages: OrderedDict[tuple, LadderPage] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> LadderPage | None:
+        with self._lock:
+            page = self._pages.get(key)
+            if page is not None:
+                self._pages.move_to_end(key)
+            return page
+
+    def put(self, key: tuple, page: LadderPage) -> None:
+        with self._lock:
+            self._pages[key] = page
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
+
+_kept = _KeptPages(PAGES_KEPT)
+#: The generation each ladder had when this process last read one of its pages: a page not kept
+#: under it is likely not kept under the next one read either.
+_last_generation: dict[tuple[str, str], Generation] = {}
+
+
+@dataclass(frozen=True)
+class KeptPageRead:
+    """A kept page on its way (``kept_page_read``): ``query`` is the page's query to send with
+    the generation when the page is likely not kept (None when it likely is)."""
+
+    game: str
+    page: int
+    search: str
+    only: tuple[int, ...] | None
+    size: int
+    query: PageQuery | None
+
+    @property
+    def key(self) -> tuple:
+        database = connection.settings_dict["NAME"]
+        return (database, self.game, self.page, self.search, self.only, self.size)
+
+    def read_afresh(self) -> LadderPage:
+        return ladder_page(
+            self.game, self.page, search=self.search, only_user_ids=self.only, size=self.size
+        )
+
+
+def kept_page_read(
+    game: str,
+    page: int = 1,
+    *,
+    search: str = "",
+    only_user_ids: Collection[int] | None = None,
+    size: int = PAGE_SIZE,
+) -> KeptPageRead:
+    """The first step of a kept page (``kept_page`` is the second): when the page was not kept
+    under the ladder's last generation seen here, its query, to send with the generation so that
+    a page not kept costs no round trip more (always inside a transaction, where nothing is
+    kept)."""
+    only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
+    read = KeptPageRead(game, page, search, only, size, None)
+    last = _last_generation.get((read.key[0], game))
+    kept = last is not None and _kept.get((last, *read.key)) is not None
+    if kept and not connection.in_atomic_block:
+        return read
+    query = page_query(game, page, search=search, only_user_ids=only, size=size)
+    return KeptPageRead(game, page, search, only, size, query)
+
+
+def kept_page(read: KeptPageRead, generation: Generation, rows: list[tuple] | None) -> LadderPage:
+    """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
+    and kept. ``generation`` was read before or with ``rows``, the rows of ``read.query`` (None
+    when it was not sent): the page they give is as new as the generation or newer. Inside a
+    transaction nothing is kept nor taken: what it wrote may yet be rolled back."""
+    if read.query is not None and rows is None:
+        raise ValueError("The page's query was to be sent with the generation.")
+    if connection.in_atomic_block:
+        return read.query.finish(rows) if read.query is not None else read.read_afresh()
+    _last_generation[(read.key[0], read.game)] = generation
+    key = (generation, *read.key)
+    if read.query is not None:
+        page = read.query.finish(rows)
+    else:
+        page = _kept.get(key) or read.read_afresh()
+    _kept.put(key, page)
+    return page
+
+
+def kept_ladder_page(
+    generation: Generation,
+    game: str,
+    page: int = 1,
+    *,
+    search: str = "",
+    only_user_ids: Collection[int] | None = None,
+    size: int = PAGE_SIZE,
+) -> LadderPage:
+    """``kept_page`` for a caller that read the generation already: a page not kept is read
+    in a query of its own."""
+    read = KeptPageRead(
+        game,
+        page,
+        search,
+        None if only_user_ids is None else tuple(sorted(set(only_user_ids))),
+        size,
+        None,
+    )
+    return kept_page(read, generation, None)
 
 
 def rating_history(

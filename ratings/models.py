@@ -70,6 +70,27 @@ class LadderBucket(models.Model):
         return f"{self.game} {self.bucket}: {self.players:+d}"
 
 
+class LadderChange(models.Model):
+    """A count of the writes to a game's ratings, kept by database triggers (migration 0004): every
+    insert, update or delete of a rating adds a row of 1, in the transaction that writes it, so
+    nothing that changes a ladder (a rated match, a rename, an admin's edit, a deleted player)
+    can forget it. The sum of a game's rows with their highest id is the ladder's generation
+    (``ladder.generation_sql``): it moves on with every committed write and never comes back, so
+    pages of the ladder may be kept under it. Rows are only added, never updated (matches ending
+    at once never wait for each other); the worker folds them (``buckets.fold``)."""
+
+    game = models.CharField(max_length=40)
+    changes = models.IntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["game", "id"], include=["changes"], name="ladder_change_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game}: {self.changes} changes"
+
+
 class RatingChange(models.Model):
     match = models.ForeignKey(
         "games.Match", on_delete=models.CASCADE, related_name="rating_changes"

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from games.engines import all_engines, get_engine
-from players import friends, presence
+from players import presence
+from players.models import Friendship
+from players.together import Statement, incoming_count_sql, quoted_table, read_together
 
 from . import ladder, rendering
 
@@ -17,11 +20,14 @@ INDEX_TOP = 5
 
 
 def index(request: HttpRequest) -> HttpResponse:
+    generations = ladder.generations()
     games = [
         {
             "slug": engine.slug,
             "name": engine.name,
-            "page": ladder.ladder_page(engine.slug, size=INDEX_TOP),
+            "page": ladder.kept_ladder_page(
+                generations.get(engine.slug, (0, None)), engine.slug, size=INDEX_TOP
+            ),
         }
         for engine in all_engines()
     ]
@@ -45,28 +51,82 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
     user = request.user
     search = ladder.clean_search(request.GET.get("q"))
     friends_only = user.is_authenticated and request.GET.get("friends") == "1"
-    # Friends-only includes the viewer, so that they see where they stand among their friends.
-    only = friends.friends_and_self_ids(user) if friends_only else None
-    page = ladder.ladder_page(
-        engine.slug,
-        page_number(request.GET.get("page")),
-        search=search,
-        only_user_ids=only,
-        viewer_id=user.pk,
-    )
-    mine = page.mine
-    rows = ladder.display_rows(page.rows)
+    number = page_number(request.GET.get("page"))
+    if friends_only:
+        # The friends are read with the generation: their page cannot go with them.
+        read = viewer_reads(engine.slug, user, friends_only)
+        page = ladder.kept_ladder_page(
+            read.generation, engine.slug, number, only_user_ids=read.friends_and_self
+        )
+    else:
+        coming = ladder.kept_page_read(engine.slug, number, search=search)
+        read = viewer_reads(engine.slug, user, friends_only, coming.query)
+        page = ladder.kept_page(coming, read.generation, read.page_rows)
+    mine = read.mine
     online = presence.online_ids(row.user_id for row in page.rows)
     context: dict[str, Any] = {
         "game": {"slug": engine.slug, "name": engine.name},
         "games": [{"slug": e.slug, "name": e.name} for e in all_engines()],
         "page": page,
-        "rows_html": rendering.ladder_rows_html(rows, online, user.pk),
+        "rows_html": rendering.ladder_rows_html(page.rows, online, user.pk),
         "search": search,
         "friends_only": friends_only,
         "mine": mine,
         "my_page": ladder.page_of(mine.rank) if mine else None,
     }
+    if read.incoming is not None:
+        # Read with the rest: the header's badge (players.context_processors) need not ask.
+        context["incoming_friend_requests"] = read.incoming
     # A search typed with htmx swaps only the results; the page itself works without it.
     template = "ratings/ladder.html#results" if request.htmx else "ratings/ladder.html"
     return render(request, template, context)
+
+
+@dataclass(frozen=True)
+class ViewerReads:
+    #: The ladder's generation, under which its pages are kept.
+    generation: ladder.Generation
+    #: Where the viewer stands (None: a visitor, or not rated in the game).
+    mine: ladder.Standing | None
+    #: Friend requests waiting for the viewer's answer (None for visitors).
+    incoming: int | None
+    #: Friends-only: the ids of the viewer's friends and their own.
+    friends_and_self: set[int] | None
+    #: The rows of the page's query, when it was sent with the rest.
+    page_rows: list[tuple] | None = None
+
+
+def viewer_reads(
+    game: str, user: Any, friends_only: bool, page_query: ladder.PageQuery | None = None
+) -> ViewerReads:
+    """What a ladder page reads in one round trip: the ladder's generation; for a logged-in
+    viewer their standing, the header's count of friend requests and (friends only) who their
+    friends are; and the page itself when ``page_query`` is given (it is likely not kept)."""
+    reads: list[Any] = [ladder.generation_sql(game)]
+    if user.is_authenticated:
+        reads += [ladder.standing_sql(game, user.pk), incoming_count_sql(user)]
+        if friends_only:
+            reads.append(friend_pairs(user))
+    if page_query is not None:
+        reads.append(page_query.statement)
+    found = read_together(reads)
+    generation = ladder.generation_from(found[0])
+    page_rows = found[-1] if page_query is not None else None
+    if not user.is_authenticated:
+        return ViewerReads(generation, None, None, None, page_rows)
+    only = None
+    if friends_only:
+        # Friends-only includes the viewer, so that they see where they stand among their friends.
+        only = {b if a == user.pk else a for a, b in found[3]} | {user.pk}
+    return ViewerReads(
+        generation, ladder.standing_from(game, found[1]), found[2][0][0], only, page_rows
+    )
+
+
+def friend_pairs(user: Any) -> Statement:
+    """The player's friendships, as ``(from_user_id, to_user_id)``."""
+    sql = (
+        f"SELECT from_user_id, to_user_id FROM {quoted_table(Friendship)}"
+        " WHERE (from_user_id = %s OR to_user_id = %s) AND accepted_at IS NOT NULL"
+    )
+    return sql, [user.pk, user.pk]
