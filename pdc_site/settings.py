@@ -156,6 +156,10 @@ LAYER_READ_SECONDS = 15
 #: Redis hands to each process once; messages are not kept, and a lost doorbell is caught by
 #: the sockets' re-check. "core": the lists-and-sorted-sets layer, one queued message per socket.
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
+#: The process that changes a table renders its watchers' parts once and sends them with the
+#: doorbell (games/published.py); "0": every process with a socket on the table reads and
+#: renders each version itself, as before.
+PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
