@@ -132,7 +132,7 @@ def snapshot_of(match: Match, previous: TableSnapshot | None = None) -> TableSna
         or previous.version > match.version
     ):
         previous = None
-    seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
+    seats = {s.index: s for s in _seats_with_players(match)}
     rows = []
     if match.state is not None:
         earlier = previous.rows if previous is not None else []
@@ -145,6 +145,15 @@ def snapshot_of(match: Match, previous: TableSnapshot | None = None) -> TableSna
     if previous is not None:
         memo = {key: value for key, value in previous.memo.items() if key[0] == "links"}
     return TableSnapshot(match, seats, rows, invited, memo)
+
+
+def _seats_with_players(match: Match) -> list[Seat]:
+    """The seats of ``match`` with their players: the ones read with it when it was read with
+    them (a move reads them with the match's lock and changes no seat), else one query."""
+    kept = getattr(match, "_prefetched_objects_cache", {}).get("seats")
+    if kept is not None and all(s.user_id is None or Seat.user.is_cached(s) for s in kept):
+        return list(kept)
+    return list(Seat.objects.filter(match=match).select_related("user"))
 
 
 def render_table_fragments(match: Match, user: User, invite_code: str | None = None) -> str:
