@@ -1,6 +1,8 @@
 """WebSocket consumers: thin. A socket joins its table's (or the lobby's) group; a group message
-only says "version N"; the socket then renders its own user's view and pushes it as hx-swap-oob
-fragments. Nothing a consumer sends is computed for anyone but the socket's own user.
+says "version N" and, when the process that made the change rendered it (``games.published``),
+carries the parts of each viewer who watches the table: the socket forwards its own viewer's
+entry, else it renders its own user's view, and pushes it as hx-swap-oob fragments. Nothing a
+consumer sends is computed for anyone but the socket's own user.
 
 What the sockets of one process share (``TableHub``, one per event loop): one read of a table
 per version, the fragments every viewer sees alike (``rendering.table_parts``), and one periodic
