@@ -30,7 +30,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import translation
 
 from . import limits, rendering
-from .models import Match
+from .models import Match, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -71,11 +71,12 @@ def stop_watching(match_id: int, field: str) -> None:
     limits.give_back(VIEWER_KIND, _holder(match_id, field))
 
 
-def _read(match: Match) -> rendering.TableSnapshot:
-    """A read of ``match`` (as saved) after this process's last read of its table."""
+def _read(match: Match, seats: list[Seat]) -> rendering.TableSnapshot:
+    """A read of ``match`` (as saved, with these seats) after this process's last read of its
+    table."""
     with _reads_lock:
         previous = _reads.get(match.pk)
-    snapshot = rendering.snapshot_of(match, previous)
+    snapshot = rendering.snapshot_of(match, previous, seats)
     with _reads_lock:
         kept = _reads.get(match.pk)
         if kept is None or kept.version <= snapshot.version:
@@ -86,13 +87,11 @@ def _read(match: Match) -> rendering.TableSnapshot:
     return snapshot
 
 
-def _candidates(
-    match: Match, snapshot: rendering.TableSnapshot
-) -> dict[str, tuple[Any, str | None, str]]:
+def _candidates(match: Match, seats: list[Seat]) -> dict[str, tuple[Any, str | None, str]]:
     """Every viewer whose parts may be published: visitors and the seated players, with or
     without the table's invitation code, in every language."""
     users: list[tuple[int | None, Any]] = [(None, AnonymousUser())]
-    users += [(s.user_id, s.user) for s in snapshot.seats.values() if s.user_id is not None]
+    users += [(s.user_id, s.user) for s in seats if s.user_id is not None]
     return {
         viewer_field(pk, invite, language): (user, invite, language)
         for language, _name in settings.LANGUAGES
@@ -105,12 +104,14 @@ def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | 
     """The parts of ``match`` (as just saved) for every publishable viewer who watches it now:
     ``{"shared": {shared_field: parts}, "own": {viewer_field: parts}}``, or None when nobody
     would take them."""
-    snapshot = _read(match)
-    candidates = _candidates(match, snapshot)
+    # Who watches first: a table nobody watches (the worker's bots, an arena) costs no more.
+    seats = rendering.seats_of(match)
+    candidates = _candidates(match, seats)
     holders = {_holder(match.pk, field): field for field in candidates}
     watching = limits.held_many(VIEWER_KIND, list(holders))
     if not watching:
         return None
+    snapshot = _read(match, seats)
     shared: dict[str, dict[str, str]] = {}
     own: dict[str, dict[str, str]] = {}
     for holder in sorted(watching):
