@@ -478,9 +478,12 @@ class TableConsumer(RateLimitedConsumer):
         self.hub = table_hub()
         self.hub.join(self.match_id, self)
         # Counted before the first read: a change after it is published for this viewer too.
+        # Only the cache is used: off the thread every socket's database work queues on.
         if published.enabled():
             field = self.published_field()
-            await sync_to_async(published.start_watching)(self.match_id, field)
+            await sync_to_async(published.start_watching, thread_sensitive=False)(
+                self.match_id, field
+            )
             self.watching = field
         # After joining the group: whatever changed before is in this first render, whatever
         # changes after rings.
@@ -491,7 +494,9 @@ class TableConsumer(RateLimitedConsumer):
     async def release(self) -> None:
         if self.watching is not None:
             field, self.watching = self.watching, None
-            await sync_to_async(published.stop_watching)(self.match_id, field)
+            await sync_to_async(published.stop_watching, thread_sensitive=False)(
+                self.match_id, field
+            )
         if self.hub is not None:
             hub, self.hub = self.hub, None
             await hub.leave(self.match_id, self)
