@@ -1,6 +1,10 @@
 """What one move's pushes cost a process: the read of the table and the fragments of its three
 seat sockets (shared parts once, each seat's own parts), as ``games.consumers`` does them, in
-CPU milliseconds per move, beside the floor of rendering one empty fragment.
+CPU milliseconds per move, beside the floor of rendering one empty fragment. Then what a version
+costs every process together: sockets that read and render for themselves (on one process, and
+spread over two as ``bench/live.py --processes 2`` spreads them) against one render published
+with the doorbell (``games.published``, its message packed and unpacked as the channel layer
+does).
 
 Run: ``.venv/bin/python bench/bench_push.py`` (a few seconds, on a temporary SQLite file), or
 ``--profile`` for the functions where the time goes (cProfile, cumulative).
@@ -52,12 +56,13 @@ def main(argv: list[str] | None = None) -> int:
         import django
 
         django.setup()
+        import msgpack
         from django.contrib.auth import get_user_model
         from django.core.management import call_command
         from django.template.loader import render_to_string
         from django.utils import translation
 
-        from games import rendering, services
+        from games import published, rendering, services
         from games.engines import get_engine
 
         call_command("migrate", verbosity=0)
@@ -87,6 +92,40 @@ def main(argv: list[str] | None = None) -> int:
         def load_only() -> None:
             rendering.load_table(match.pk)
 
+        last = {"read": rendering.load_table(match.pk)}
+
+        def sockets_of_one_process(viewers: list) -> None:
+            """What a process with sockets of these seats did per version before publishing: a
+            read after its last one, the shared parts once and each seat's own."""
+            snapshot = rendering.load_table(match.pk, last["read"])
+            for user in viewers:
+                rendering.table_parts(snapshot, user)
+
+        def before_one_process() -> None:
+            sockets_of_one_process(list(seated.values()))
+
+        def before_two_processes() -> None:
+            # The bench's spread: two seats' sockets on one process, the third on the other.
+            viewers = list(seated.values())
+            sockets_of_one_process(viewers[:2])
+            sockets_of_one_process(viewers[2:])
+
+        for user in seated.values():
+            published.start_watching(match.pk, published.viewer_field(user.pk, None, "en"))
+        fields = [published.viewer_field(user.pk, None, "en") for user in seated.values()]
+
+        def published_move() -> int:
+            """The process that made the change renders every watcher's parts once; the
+            channel layer packs the doorbell once and unpacks it in each process; each socket
+            picks its own parts."""
+            message = {"type": "table.changed", "version": match.version}
+            message["parts"] = published.render_for_watchers(match)
+            packed = msgpack.packb(message, use_bin_type=True)
+            received = msgpack.unpackb(packed, raw=False)
+            for field in fields:
+                published.parts_of(received, field, None, "en")
+            return len(packed)
+
         def floor() -> None:
             render_to_string("games/partials/errors.html#socket_error", {"text": "x", "oob": True})
 
@@ -99,6 +138,18 @@ def main(argv: list[str] | None = None) -> int:
                 f"one move's pushes ({SEATS} seats): {push:.2f} ms CPU "
                 f"(read {load:.2f} ms), {size / 1024:.1f} KB of fragments in all; "
                 f"floor (one tiny fragment) {bare:.3f} ms → {push / bare:.0f}× floor"
+            )
+            message_size = published_move()
+            rounds = [
+                (cpu_ms(before_one_process), cpu_ms(before_two_processes), cpu_ms(published_move))
+                for _ in range(3)
+            ]
+            one, two, once = (statistics.median(r[i] for r in rounds) for i in range(3))
+            print(
+                f"per version, every process together: sockets reading and rendering for "
+                f"themselves {one:.2f} ms on one process, {two:.2f} ms on two; rendered once "
+                f"and published {once:.2f} ms ({two / once:.2f}× less than two processes), "
+                f"a doorbell of {message_size / 1024:.1f} KB"
             )
             if args.profile:
                 profile = cProfile.Profile()

@@ -1,6 +1,8 @@
 """WebSocket consumers: thin. A socket joins its table's (or the lobby's) group; a group message
-only says "version N"; the socket then renders its own user's view and pushes it as hx-swap-oob
-fragments. Nothing a consumer sends is computed for anyone but the socket's own user.
+says "version N" and, when the process that made the change rendered it (``games.published``),
+carries the parts of each viewer who watches the table: the socket forwards its own viewer's
+entry, else it renders its own user's view, and pushes it as hx-swap-oob fragments. Nothing a
+consumer sends is computed for anyone but the socket's own user.
 
 What the sockets of one process share (``TableHub``, one per event loop): one read of a table
 per version, the fragments every viewer sees alike (``rendering.table_parts``), and one periodic
@@ -31,7 +33,7 @@ from django.utils.translation.trans_real import (
 
 from pdc_site import gate
 
-from . import chat, limits, notify, rendering, services
+from . import chat, limits, notify, published, rendering, services
 from .models import Match
 
 logger = logging.getLogger(__name__)
@@ -456,12 +458,17 @@ class TableConsumer(RateLimitedConsumer):
     parts of a version this socket never rendered)."""
 
     hub: TableHub | None = None
+    #: How this socket's viewer is counted among the table's watchers (``games.published``),
+    #: while it is.
+    watching: str | None = None
 
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
         self.user = self.scope.get("user")
         invite = parse_qs(self.scope.get("query_string", b"").decode()).get("invite", [None])[0]
         self.invite = invite
+        #: The invitation code as the table's pages show it: the table's own, else none.
+        self.shown_invite: str | None = None
         self.sent_version = -1
         self.sent_parts: dict[str, int] = {}
         self.pushing = asyncio.Lock()
@@ -470,6 +477,14 @@ class TableConsumer(RateLimitedConsumer):
             return
         self.hub = table_hub()
         self.hub.join(self.match_id, self)
+        # Counted before the first read: a change after it is published for this viewer too.
+        # Only the cache is used: off the thread every socket's database work queues on.
+        if published.enabled():
+            field = self.published_field()
+            await sync_to_async(published.start_watching, thread_sensitive=False)(
+                self.match_id, field
+            )
+            self.watching = field
         # After joining the group: whatever changed before is in this first render, whatever
         # changes after rings.
         await self.send_table(await self.hub.fresh(self.match_id))
@@ -477,6 +492,11 @@ class TableConsumer(RateLimitedConsumer):
         await self.send_chat(unless_empty=True)
 
     async def release(self) -> None:
+        if self.watching is not None:
+            field, self.watching = self.watching, None
+            await sync_to_async(published.stop_watching, thread_sensitive=False)(
+                self.match_id, field
+            )
         if self.hub is not None:
             hub, self.hub = self.hub, None
             await hub.leave(self.match_id, self)
@@ -487,13 +507,31 @@ class TableConsumer(RateLimitedConsumer):
         # A private table the user may not watch is refused exactly like a missing one.
         if match is None or not services.may_watch(match, self.user, self.invite):
             return None
+        if self.invite and self.invite == match.invite_code:
+            self.shown_invite = self.invite
         return True
+
+    def published_field(self) -> str:
+        user = self.user
+        pk = user.pk if user is not None and user.is_authenticated else None
+        return published.viewer_field(pk, self.shown_invite, self.language)
 
     async def table_changed(self, event: dict) -> None:
         # Doorbells may arrive late or twice: a version already shown needs no new render.
         version = event.get("version", 0)
-        if version > self.sent_version and self.hub is not None:
-            await self.send_table(await self.hub.read(self.match_id, version))
+        if version <= self.sent_version or self.hub is None:
+            return
+        # Rendered by the process that made the change, for this socket's viewer: forwarded.
+        # Otherwise (a viewer it did not render for, a ring without parts) a read of our own.
+        parts = None
+        if self.watching is not None:
+            parts = published.parts_of(event, self.watching, self.shown_invite, self.language)
+        if parts is not None:
+            async with self.pushing:
+                if version > self.sent_version:
+                    await self.push(version, parts)
+            return
+        await self.send_table(await self.hub.read(self.match_id, version))
 
     async def handle(self, message: dict) -> None:
         # A client that saw a gap in versions (or came back from sleep) asks for the whole table.
@@ -543,11 +581,16 @@ class TableConsumer(RateLimitedConsumer):
                 )
             if snapshot.version <= self.sent_version:
                 return
-            html = self.changed_parts(snapshot.version, parts)
-            # Hashes only: an idle socket keeps a few numbers, not a copy of its table.
-            self.sent_version = snapshot.version
-            self.sent_parts = {part: hash(fragment) for part, fragment in parts.items()}
-            await self.send(text_data=html)
+            await self.push(snapshot.version, parts)
+
+    async def push(self, version: int, parts: dict[str, str]) -> None:
+        """Send ``parts`` of ``version`` (those that changed since the last push). The caller
+        holds ``self.pushing`` and has checked that ``version`` is newer than the last push."""
+        html = self.changed_parts(version, parts)
+        # Hashes only: an idle socket keeps a few numbers, not a copy of its table.
+        self.sent_version = version
+        self.sent_parts = {part: hash(fragment) for part, fragment in parts.items()}
+        await self.send(text_data=html)
 
     def changed_parts(self, version: int, parts: dict[str, str]) -> str:
         """The parts to push: after the version this socket pushed last, those that changed

@@ -43,3 +43,11 @@ def give_back(kind: str, holder: str) -> None:
 def held(kind: str, holder: str) -> int:
     """How many ``kind`` the holder holds now (for tests and diagnostics)."""
     return int(cache.get(_key(kind, holder)) or 0)
+
+
+def held_many(kind: str, holders: list[str]) -> dict[str, int]:
+    """How many ``kind`` each of these holders holds now, in one read of the cache (holders that
+    hold none are left out)."""
+    keys = {_key(kind, holder): holder for holder in holders}
+    found = cache.get_many(list(keys))
+    return {keys[key]: int(count) for key, count in found.items() if int(count or 0) > 0}

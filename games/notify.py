@@ -1,7 +1,9 @@
 """The doorbell: after a commit, tell a table's group (and the lobby) that something changed.
 
-A group message never carries game data, only the new version: each socket renders its own seat's
-view, so nothing hidden can reach the wrong player. The channel layer may drop a message; the
+A table's doorbell carries the new version and, when the process that made the change could render
+them, each watching viewer's parts keyed by viewer (``games.published``): a socket forwards only
+its own viewer's entry, else it renders its own seat's view, so nothing hidden reaches the wrong
+player. The channel layer may drop a message; the
 database stays the truth and a client that sees a gap asks for the whole table.
 """
 
@@ -33,11 +35,22 @@ def user_group(user_id: int) -> str:
 
 def after_commit(match, lobby: bool = False) -> None:
     match_id, version = match.pk, match.version
-    transaction.on_commit(lambda: ring(match_id, version, lobby))
+    transaction.on_commit(lambda: ring(match_id, version, lobby, match))
 
 
-def ring(match_id: int, version: int, lobby: bool) -> None:
-    send(table_group(match_id), {"type": "table.changed", "match": match_id, "version": version})
+def ring(match_id: int, version: int, lobby: bool, match=None) -> None:
+    """Ring the table (and the lobby). With ``match`` as saved at ``version`` (the last change of
+    its transaction), the doorbell carries the parts of the table's viewers rendered here, once
+    for every process (``games.published``); an earlier version of the same transaction, or a
+    render that failed, rings with the version only."""
+    message = {"type": "table.changed", "match": match_id, "version": version}
+    if match is not None and match.version == version:
+        from . import published  # the doorbell is below the rendering
+
+        parts = published.published(match)
+        if parts is not None:
+            message["parts"] = parts
+    send(table_group(match_id), message)
     if lobby:
         send(LOBBY_GROUP, {"type": "lobby.changed"})
 

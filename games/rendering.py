@@ -122,7 +122,9 @@ def load_table(match_id: int, previous: TableSnapshot | None = None) -> TableSna
     return None if match is None else snapshot_of(match, previous)
 
 
-def snapshot_of(match: Match, previous: TableSnapshot | None = None) -> TableSnapshot:
+def snapshot_of(
+    match: Match, previous: TableSnapshot | None = None, seats: list[Seat] | None = None
+) -> TableSnapshot:
     """A read of ``match``'s table. After ``previous`` (an earlier read of the same table) only
     the moves made since are read (moves are only ever added), the invitations of a table that
     had started already are kept (only an open table takes new ones), and so are its links."""
@@ -132,7 +134,7 @@ def snapshot_of(match: Match, previous: TableSnapshot | None = None) -> TableSna
         or previous.version > match.version
     ):
         previous = None
-    seats = {s.index: s for s in Seat.objects.filter(match=match).select_related("user")}
+    by_index = {s.index: s for s in (seats_of(match) if seats is None else seats)}
     rows = []
     if match.state is not None:
         earlier = previous.rows if previous is not None else []
@@ -144,7 +146,16 @@ def snapshot_of(match: Match, previous: TableSnapshot | None = None) -> TableSna
     memo = {}
     if previous is not None:
         memo = {key: value for key, value in previous.memo.items() if key[0] == "links"}
-    return TableSnapshot(match, seats, rows, invited, memo)
+    return TableSnapshot(match, by_index, rows, invited, memo)
+
+
+def seats_of(match: Match) -> list[Seat]:
+    """The seats of ``match`` with their players: the ones read with it when it was read with
+    them (a move reads them with the match's lock and changes no seat), else one query."""
+    kept = getattr(match, "_prefetched_objects_cache", {}).get("seats")
+    if kept is not None and all(s.user_id is None or Seat.user.is_cached(s) for s in kept):
+        return list(kept)
+    return list(Seat.objects.filter(match=match).select_related("user"))
 
 
 def render_table_fragments(match: Match, user: User, invite_code: str | None = None) -> str:

@@ -156,9 +156,15 @@ LAYER_READ_SECONDS = 15
 #: Redis hands to each process once; messages are not kept, and a lost doorbell is caught by
 #: the sockets' re-check. "core": the lists-and-sorted-sets layer, one queued message per socket.
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
+#: The process that changes a table renders its watchers' parts once and sends them with the
+#: doorbell (games/published.py); "0": every process with a socket on the table reads and
+#: renders each version itself, as before.
+PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
+#: The same for the cache's connections (rate limits, socket caps, who watches a table).
+CACHE_MAX_CONNECTIONS = int(os.environ.get("CACHE_MAX_CONNECTIONS", "1000"))
 if REDIS_URL:
     layer_host = {
         "address": REDIS_URL,
@@ -180,7 +186,10 @@ if REDIS_URL:
             "BACKEND": "pdc_site.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_PREFIX,
-            "OPTIONS": REDIS_CONNECTION,
+            # One pool per process (pdc_site/cache.py) that every request thread borrows from:
+            # past redis-py's default of 100 a busy process's requests failed their cache calls
+            # with "Too many connections" (bench/live.py at 300 tables).
+            "OPTIONS": {**REDIS_CONNECTION, "max_connections": CACHE_MAX_CONNECTIONS},
         }
     }
 else:

@@ -62,7 +62,10 @@ def site_database(tmp: Path) -> tuple[dict[str, str], Callable[[], None]]:
     if not url.startswith("postgres"):
         return {"SQLITE_PATH": str(tmp / "site.sqlite3")}, lambda: None
     stack = ExitStack()
-    return {"DATABASE_URL": stack.enter_context(scratch_postgres(url, "pdc_live"))}, stack.close
+    # Named after the database of DATABASE_URL, so that each person's scratch databases keep to
+    # the names they were given.
+    prefix = f"{urlsplit(url).path.lstrip('/') or 'pdc'}_live"
+    return {"DATABASE_URL": stack.enter_context(scratch_postgres(url, prefix))}, stack.close
 
 
 class LiveSite:

@@ -117,7 +117,10 @@ def part_ids(frame: str) -> set[str]:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_the_sockets_of_a_table_share_one_read_per_version(monkeypatch):
+async def test_the_sockets_of_a_table_share_one_read_per_version(monkeypatch, settings):
+    # The sockets' own reads, when no process publishes its render with the doorbell (with it,
+    # they make none: tests/site/test_published_renders.py).
+    settings.PUBLISH_RENDERS = False
     reads = []
     real = rendering.load_table
 

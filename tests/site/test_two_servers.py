@@ -22,6 +22,31 @@ def versions_in(frame: str) -> set[int]:
     return {int(v) for v in re.findall(r'data-version="(\d+)"', frame)}
 
 
+SESSION_OF = """
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from importlib import import_module
+user = get_user_model().objects.get(username={name!r})
+store = import_module(settings.SESSION_ENGINE).SessionStore()
+store[SESSION_KEY] = str(user.pk)
+store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
+store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+store.create()
+print(store.session_key)
+"""
+
+
+def login_session(site: LiveSite, name: str) -> str:
+    """The key of a session signed in as ``name`` on the live site."""
+    # The shell may print a note first: the key is its last line.
+    return site.manage("shell", "-c", SESSION_OF.format(name=name)).strip().splitlines()[-1]
+
+
+def without_timer(frame: str) -> str:
+    # The timer counts the seconds left at the moment of the render.
+    return re.sub(r'<div id="table-timer".*?</div>', "", frame, flags=re.S)
+
+
 @pytest.fixture
 def two_servers(tmp_path):
     redis_url = require_redis()
@@ -59,3 +84,43 @@ def test_a_move_posted_to_one_server_reaches_a_socket_on_the_other(two_servers):
         while played["version"] not in seen and time.monotonic() < deadline:
             seen |= versions_in(socket.recv(timeout=10))
         assert played["version"] in seen, site.log_text()[-3000:]
+
+
+@pytest.mark.redis
+def test_each_seat_gets_its_own_view_of_a_move_on_both_servers(two_servers):
+    """The server that took the move renders the seats' parts once and sends them with the
+    doorbell: a seat's sockets on either server get the same frame, and the two seats' frames
+    differ (each got its own)."""
+    from websockets.sync.client import connect
+
+    site, first, second = two_servers
+    tokens = {name: site.manage("issue_token", name, "--create").strip() for name in ("ann", "bob")}
+    sessions = {name: f"sessionid={login_session(site, name)}" for name in tokens}
+    table = api(first, "/api/tables", tokens["ann"], {"game": "part-du-chef", "seats": 2})
+    table = api(second, f"/api/tables/{table['id']}/join", tokens["bob"], {})
+    sockets = {}
+    for name in tokens:
+        for base in (first, second):
+            url = base.replace("http://", "ws://") + f"/ws/tables/{table['id']}/"
+            sockets[name, base] = connect(
+                url, origin=base, open_timeout=10, additional_headers={"Cookie": sessions[name]}
+            )
+            assert table["version"] in versions_in(sockets[name, base].recv(timeout=10))
+    try:
+        mover = table["seats"][table["to_move"][0]]["player"]
+        played = api(
+            first,
+            f"/api/tables/{table['id']}/moves",
+            tokens[mover],
+            {"version": table["version"], "move": {"cut": [0, 6]}},
+        )
+        frames = {key: socket.recv(timeout=10) for key, socket in sockets.items()}
+        for frame in frames.values():
+            assert played["version"] in versions_in(frame), site.log_text()[-3000:]
+        timeless = {key: without_timer(frame) for key, frame in frames.items()}
+        assert timeless["ann", first] == timeless["ann", second]
+        assert timeless["bob", first] == timeless["bob", second]
+        assert timeless["ann", first] != timeless["bob", first]
+    finally:
+        for socket in sockets.values():
+            socket.close()

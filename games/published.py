@@ -1,0 +1,159 @@
+"""A table version rendered once, where the change was made, and published with its doorbell.
+
+The process that changes a table (the daphne that took the move's POST, or the worker) holds the
+match as saved. Right after the commit it reads the seats and the moves made since its last read
+of the table, renders the parts of every viewer who watches the table now, and sends them with
+the doorbell: the sockets of every process then only pick their own viewer's parts and forward
+them, with no read and no render of their own. Without this, each process with a socket on the
+table read and rendered every version itself (twice per move with the seats spread over two).
+
+Who watches is counted in the cache, per table and *viewer*: the user (or a visitor), the
+invitation code the socket came with when it is the table's, and the language. Only viewers whose
+parts are the same whoever renders them are published: the seated players and visitors. Anyone
+else (a signed-in spectator, a viewer who came after the count was read, a doorbell that lost its
+parts) gets no parts in the message and reads and renders as before (``consumers.TableHub``).
+
+Hidden information: a viewer's own parts (its moves, its secret picks) are keyed by its user; a
+socket takes only the entry of its own user, so they reach no other socket, exactly as when the
+socket rendered them itself. The message itself stays between the site's processes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.utils import translation
+
+from . import limits, rendering
+from .models import Match, Seat
+
+logger = logging.getLogger(__name__)
+
+#: The count of a table's viewers in ``limits`` (one per viewer, as sockets come and go).
+VIEWER_KIND = "table-viewer"
+#: How long a count lasts after its last change, should its process die without giving it back.
+VIEWER_HOLD_SECONDS = 24 * 3600
+#: Tables whose last read a process keeps, to read only the moves made since.
+KEPT_READS = 1000
+
+_reads: OrderedDict[int, rendering.TableSnapshot] = OrderedDict()
+_reads_lock = threading.Lock()
+
+
+def enabled() -> bool:
+    return bool(getattr(settings, "PUBLISH_RENDERS", True))
+
+
+def viewer_field(user_pk: int | None, invite: str | None, language: str) -> str:
+    """How a viewer is named in the count and in a published message."""
+    return f"{user_pk or ''}|{invite or ''}|{language}"
+
+
+def shared_field(invite: str | None, language: str) -> str:
+    """How the parts every viewer sees alike are named in a published message."""
+    return f"{invite or ''}|{language}"
+
+
+def _holder(match_id: int, field: str) -> str:
+    return f"{match_id}|{field}"
+
+
+def start_watching(match_id: int, field: str) -> None:
+    limits.take(VIEWER_KIND, _holder(match_id, field), 10**9, VIEWER_HOLD_SECONDS)
+
+
+def stop_watching(match_id: int, field: str) -> None:
+    limits.give_back(VIEWER_KIND, _holder(match_id, field))
+
+
+def _read(match: Match, seats: list[Seat]) -> rendering.TableSnapshot:
+    """A read of ``match`` (as saved, with these seats) after this process's last read of its
+    table."""
+    with _reads_lock:
+        previous = _reads.get(match.pk)
+    snapshot = rendering.snapshot_of(match, previous, seats)
+    with _reads_lock:
+        kept = _reads.get(match.pk)
+        if kept is None or kept.version <= snapshot.version:
+            _reads[match.pk] = snapshot
+            _reads.move_to_end(match.pk)
+        while len(_reads) > KEPT_READS:
+            _reads.popitem(last=False)
+    return snapshot
+
+
+def _candidates(match: Match, seats: list[Seat]) -> dict[str, tuple[Any, str | None, str]]:
+    """Every viewer whose parts may be published: visitors and the seated players, with or
+    without the table's invitation code, in every language."""
+    users: list[tuple[int | None, Any]] = [(None, AnonymousUser())]
+    users += [(s.user_id, s.user) for s in seats if s.user_id is not None]
+    return {
+        viewer_field(pk, invite, language): (user, invite, language)
+        for language, _name in settings.LANGUAGES
+        for invite in (None, match.invite_code)
+        for pk, user in users
+    }
+
+
+def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | None:
+    """The parts of ``match`` (as just saved) for every publishable viewer who watches it now:
+    ``{"shared": {shared_field: parts}, "own": {viewer_field: parts}}``, or None when nobody
+    would take them."""
+    # Who watches first: a table nobody watches (the worker's bots, an arena) costs no more.
+    seats = rendering.seats_of(match)
+    candidates = _candidates(match, seats)
+    holders = {_holder(match.pk, field): field for field in candidates}
+    watching = limits.held_many(VIEWER_KIND, list(holders))
+    if not watching:
+        return None
+    snapshot = _read(match, seats)
+    shared: dict[str, dict[str, str]] = {}
+    own: dict[str, dict[str, str]] = {}
+    for holder in sorted(watching):
+        field = holders[holder]
+        user, invite, language = candidates[field]
+        with translation.override(language):
+            parts = rendering.table_parts(snapshot, user, invite)
+        shared.setdefault(
+            shared_field(invite, language),
+            {part: parts[part] for part in rendering.SHARED_PARTS},
+        )
+        own[field] = {p: html for p, html in parts.items() if p not in rendering.SHARED_PARTS}
+    # Kept for the next read of the table: without the HTML and contexts of this version.
+    snapshot.memo = {key: value for key, value in snapshot.memo.items() if key[0] == "links"}
+    return {"shared": shared, "own": own}
+
+
+def published(match: Match) -> dict[str, dict[str, dict[str, str]]] | None:
+    """``render_for_watchers``, or None if anything fails: the doorbell then rings without
+    parts and every socket reads the table itself."""
+    if not enabled():
+        return None
+    try:
+        return render_for_watchers(match)
+    except Exception:
+        logger.warning("could not render table %s for its doorbell", match.pk, exc_info=True)
+        return None
+
+
+def parts_of(
+    message: dict[str, Any], field: str, invite: str | None, language: str
+) -> dict[str, str] | None:
+    """The viewer ``field``'s parts in a doorbell's message, in page order; None when the
+    message carries none for it."""
+    carried = message.get("parts")
+    if not isinstance(carried, dict):
+        return None
+    own = carried.get("own", {}).get(field)
+    shared = carried.get("shared", {}).get(shared_field(invite, language))
+    if own is None or shared is None:
+        return None
+    merged = {**shared, **own}
+    if any(part not in merged for part in rendering.TABLE_PARTS):
+        return None
+    return {part: merged[part] for part in rendering.TABLE_PARTS}
