@@ -3,7 +3,9 @@ seat sockets (shared parts once, each seat's own parts), as ``games.consumers`` 
 CPU milliseconds per move, beside the floor of rendering one empty fragment.
 
 Run: ``.venv/bin/python bench/bench_push.py`` (a few seconds, on a temporary SQLite file), or
-``--profile`` for the functions where the time goes (cProfile, cumulative).
+``--profile`` for the functions where the time goes (cProfile, cumulative). ``--game`` picks the
+game (``all`` for each in turn); ``--parts`` adds what each part costs and the rendering alone
+(the pushes less the read).
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--moves", type=int, default=6, help="moves played before measuring")
+    parser.add_argument(
+        "--game", default="part-du-chef", help="a game's slug, or 'all' for each in turn"
+    )
+    parser.add_argument("--parts", action="store_true", help="also the CPU of each part")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         os.environ["SQLITE_PATH"] = str(Path(folder) / "bench.sqlite3")
@@ -52,63 +58,94 @@ def main(argv: list[str] | None = None) -> int:
         import django
 
         django.setup()
-        from django.contrib.auth import get_user_model
         from django.core.management import call_command
-        from django.template.loader import render_to_string
-        from django.utils import translation
 
-        from games import rendering, services
-        from games.engines import get_engine
+        from games.engines import all_engines
 
         call_command("migrate", verbosity=0)
-        users = [get_user_model().objects.create_user(f"p{i}") for i in range(SEATS)]
-        match = services.create_table(users[0], "part-du-chef", seats=SEATS)
-        for user in users[1:]:
-            services.join_table(user, match.pk)
-        match.refresh_from_db()
-        engine = get_engine(match.game)
-        rng = random.Random(1)
-        seated = {s.index: s.user for s in match.seats.select_related("user")}
-        for _ in range(args.moves):
-            seat = rng.choice(engine.to_move(match.state))
-            match = services.play(
-                match.pk, seated[seat], engine.random_move(match.state, seat, rng), match.version
-            )
-
-        def one_move() -> int:
-            """A fresh read (a new version) and every seat's fragments, as the sockets do."""
-            snapshot = rendering.load_table(match.pk)
-            size = 0
-            for user in seated.values():
-                parts = rendering.table_parts(snapshot, user)
-                size += sum(len(html) for html in parts.values())
-            return size
-
-        def load_only() -> None:
-            rendering.load_table(match.pk)
-
-        def floor() -> None:
-            render_to_string("games/partials/errors.html#socket_error", {"text": "x", "oob": True})
-
-        with translation.override("en"):
-            size = one_move()
-            push = cpu_ms(one_move)
-            load = cpu_ms(load_only)
-            bare = cpu_ms(floor)
-            print(
-                f"one move's pushes ({SEATS} seats): {push:.2f} ms CPU "
-                f"(read {load:.2f} ms), {size / 1024:.1f} KB of fragments in all; "
-                f"floor (one tiny fragment) {bare:.3f} ms → {push / bare:.0f}× floor"
-            )
-            if args.profile:
-                profile = cProfile.Profile()
-                profile.enable()
-                for _ in range(REPEAT):
-                    one_move()
-                profile.disable()
-                pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
-                pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+        slugs = [e.slug for e in all_engines()] if args.game == "all" else [args.game]
+        for index, slug in enumerate(slugs):
+            measure_game(slug, index, args)
     return 0
+
+
+def measure_game(slug: str, index: int, args: argparse.Namespace) -> None:
+    """Plays ``args.moves`` seeded random moves of ``slug`` at a new table of three, then
+    measures one move's pushes (and, with ``args.parts``, each part's rendering)."""
+    from django.contrib.auth import get_user_model
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from games import rendering, services
+    from games.engines import get_engine
+
+    users = [get_user_model().objects.create_user(f"p{index}-{i}") for i in range(SEATS)]
+    match = services.create_table(users[0], slug, seats=SEATS)
+    for user in users[1:]:
+        services.join_table(user, match.pk)
+    match.refresh_from_db()
+    engine = get_engine(match.game)
+    rng = random.Random(1)
+    seated = {s.index: s.user for s in match.seats.select_related("user")}
+    for _ in range(args.moves):
+        seat = rng.choice(engine.to_move(match.state))
+        match = services.play(
+            match.pk, seated[seat], engine.random_move(match.state, seat, rng), match.version
+        )
+
+    def one_move() -> int:
+        """A fresh read (a new version) and every seat's fragments, as the sockets do."""
+        snapshot = rendering.load_table(match.pk)
+        size = 0
+        for user in seated.values():
+            parts = rendering.table_parts(snapshot, user)
+            size += sum(len(html) for html in parts.values())
+        return size
+
+    def load_only() -> None:
+        rendering.load_table(match.pk)
+
+    def floor() -> None:
+        render_to_string("games/partials/errors.html#socket_error", {"text": "x", "oob": True})
+
+    with translation.override("en"):
+        size = one_move()
+        push = cpu_ms(one_move)
+        load = cpu_ms(load_only)
+        bare = cpu_ms(floor)
+        print(
+            f"{slug}: one move's pushes ({SEATS} seats): {push:.2f} ms CPU "
+            f"(read {load:.2f} ms, rendering {push - load:.2f} ms), "
+            f"{size / 1024:.1f} KB of fragments in all; "
+            f"floor (one tiny fragment) {bare:.3f} ms → {push / bare:.0f}× floor"
+        )
+        if args.parts:
+            print_parts(match.pk, list(seated.values()))
+        if args.profile:
+            profile = cProfile.Profile()
+            profile.enable()
+            for _ in range(REPEAT):
+                one_move()
+            profile.disable()
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
+            pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+
+
+def print_parts(match_id: int, seated: list) -> None:
+    """CPU of the contexts (spectator's, then a seat's, on a snapshot whose shared memo is
+    built) and of each part's template, rendered from the first seat's context."""
+    from games import rendering
+
+    snapshot = rendering.load_table(match_id)
+    rendering.table_parts(snapshot, None)
+    spectator = cpu_ms(lambda: rendering.table_context(snapshot.match, None, snapshot=snapshot))
+    seat = cpu_ms(lambda: rendering.table_context(snapshot.match, seated[0], snapshot=snapshot))
+    print(f"  contexts: spectator {spectator:.3f} ms, a seat {seat:.3f} ms")
+    context = rendering.table_context(snapshot.match, seated[0], snapshot=snapshot)
+    for part in rendering.TABLE_PARTS:
+        ms = cpu_ms(lambda part=part: rendering._render_parts(context, {part}))
+        shared = " (shared)" if part in rendering.SHARED_PARTS else ""
+        print(f"  {part}{shared}: {ms:.3f} ms")
 
 
 if __name__ == "__main__":
