@@ -78,9 +78,12 @@ def measure_game(slug: str, index: int, args: argparse.Namespace) -> None:
 
     from games import rendering, services
     from games.engines import get_engine
+    from games.models import Match
 
     users = [get_user_model().objects.create_user(f"p{index}-{i}") for i in range(SEATS)]
     match = services.create_table(users[0], slug, seats=SEATS)
+    # A fixed secret seed: the same deal and seats in every run, so runs compare.
+    Match.objects.filter(pk=match.pk).update(seed=f"bench-push-{slug}")
     for user in users[1:]:
         services.join_table(user, match.pk)
     match.refresh_from_db()

@@ -109,3 +109,159 @@ def pizza_svg(board: dict[str, Any]) -> SafeString:
         )
     out.append("\n</svg>")
     return mark_safe("".join(out))
+
+
+# --- Pizza Party ----------------------------------------------------------------------------------
+@register.filter
+def hexes_svg(game: dict[str, Any]) -> SafeString:
+    """The hex grid, its cut lines and the axis ticks (``presenters.pizza_party._board``)."""
+    board = game["board"]
+    duel = " duel" if game.get("duel") else ""
+    out = [
+        f'<svg class="hexes{duel} phase-{_e(game.get("phase", ""))}" '
+        f'viewBox="{_e(board["view_box"])}" role="img" aria-labelledby="hexes-title">\n'
+        f'  <title id="hexes-title">{_e(board["title"])}</title>\n  '
+    ]
+    for c in board["cells"]:
+        colour = c["colour"]
+        classes = "cell"
+        if c["part"] is not None:
+            classes += f" part-{_e(c['part'])}"
+        if c["won_by"] is not None:
+            classes += f" won-by seat-{_e(c['won_by'])}"
+            if c["won_by_neutral"]:
+                classes += " neutral"
+        if c["removed"]:
+            classes += " removed"
+        if c["filled"]:
+            classes += " filled"
+        if c.get("last_move"):
+            classes += " last-move"
+        data_colour = f' data-colour="{_e(colour)}"' if colour is not None else ""
+        cx, cy = _e(c["cx"]), _e(c["cy"])
+        mark = (
+            f'<path class="start-mark seat-{_e(c["start_of"])}" d="{_e(c["mark"])}"/>'
+            if c["mark"]
+            else ""
+        )
+        topping = ""
+        if colour is not None:
+            neutral = " neutral" if c["neutral"] else ""
+            topping = (
+                f'<circle class="topping seat-{_e(colour)}{neutral}" cx="{cx}" cy="{cy}" r="10"/>'
+            )
+        ring = f'<circle class="filled-ring" cx="{cx}" cy="{cy}" r="14"/>' if c["filled"] else ""
+        removed = ""
+        if c["removed"] and colour is None:
+            removed = f'<path class="removed-mark" d="M{cx} {cy} m-6 -6 l12 12 m0 -12 l-12 12"/>'
+        out.append(
+            f'\n  <g class="{classes}" data-cell="{_e(c["q"])},{_e(c["r"])}"{data_colour}>\n'
+            f"    <title>{_e(c['title'])}</title>\n"
+            f'    <polygon class="hex" points="{_e(c["points"])}"/>\n'
+            f"    {mark}\n"
+            f"    {topping}\n"
+            f"    {ring}\n"
+            f"    {removed}\n"
+            "  </g>\n  "
+        )
+    out.append("\n  ")
+    for t in board["ticks"]:
+        neutral = " neutral" if t["neutral"] else ""
+        marks = "".join(
+            f'<line class="candidate" x1="{_e(m["x1"])}" y1="{_e(m["y1"])}" x2="{_e(m["x2"])}" '
+            f'y2="{_e(m["y2"])}"/><circle class="tick" cx="{_e(m["tx"])}" cy="{_e(m["ty"])}" '
+            f'r="7"/><text x="{_e(m["tx"])}" y="{_e(m["ty"])}" aria-hidden="true">'
+            f"{_e(m['n'])}</text>"
+            for m in t["marks"]
+        )
+        out.append(
+            f'\n  <g class="axis-ticks seat-{_e(t["seat"])}{neutral}" data-seat="{_e(t["seat"])}">\n'
+            f"    {marks}\n"
+            "  </g>\n  "
+        )
+    out.append("\n  ")
+    for line in board["lines"]:
+        neutral = " neutral" if line["neutral"] else ""
+        out.append(
+            f'\n  <line class="cut-line seat-{_e(line["seat"])}{neutral}" x1="{_e(line["x1"])}" '
+            f'y1="{_e(line["y1"])}" x2="{_e(line["x2"])}" y2="{_e(line["y2"])}" '
+            f'data-seat="{_e(line["seat"])}" data-line="{_e(line["n"])}"/>\n  '
+        )
+    out.append("\n</svg>")
+    return mark_safe("".join(out))
+
+
+# --- Café Fatal -----------------------------------------------------------------------------------
+_FOOD_PIECES = {
+    "cheese": '<path class="piece" d="M{x} {y} m-10 7 l10 -15 l10 15 z"/>',
+    "pizza": '<circle class="piece" cx="{x}" cy="{y}" r="9.5"/>'
+    '<circle class="topping" cx="{x}" cy="{y}" r="2.8"/>',
+}
+_OTHER_FOOD = (
+    '<rect class="piece" x="{x}" y="{y}" width="18" height="15" transform="translate(-9 -7.5)" '
+    'rx="3"/>'
+)
+
+
+@register.filter
+def cafe_svg(game: dict[str, Any]) -> SafeString:
+    """The café's tables with their food and dice (``presenters.cafe_fatal._table``)."""
+    board = game["board"]
+    tables = board["tables"]
+    out = [
+        f'<svg class="cafe layout-{_e(game.get("layout", ""))}" viewBox="{_e(board["view_box"])}" '
+        f'role="img" aria-labelledby="cafe-title" data-tables="{len(tables)}">\n'
+        f'  <title id="cafe-title">{_e(board["title"])}</title>\n  '
+    ]
+    for t in tables:
+        leader = t["leader"]
+        classes = "cafe-table"
+        if leader is not None:
+            classes += f" led-by seat-{_e(leader)}"
+        if t.get("last_move"):
+            classes += " last-move"
+        data_leader = f' data-leader="{_e(leader)}"' if leader is not None else ""
+        flag = ""
+        if t["taken_by"] is not None:
+            seat = _e(t["taken_by"])
+            flag = (
+                f'<circle class="taken-flag seat-{seat}" cx="{_e(t["flag_x"])}" '
+                f'cy="{_e(t["flag_y"])}" r="7" data-seat="{seat}"/>'
+            )
+        size, die = _e(t["size"]), _e(t["die"])
+        out.append(
+            f'\n  <g class="{classes}" data-table="{_e(t["table"])}"{data_leader}>\n'
+            f"    <title>{_e(t['title'])}</title>\n"
+            f'    <rect class="cloth" x="{_e(t["x"])}" y="{_e(t["y"])}" width="{size}" '
+            f'height="{size}" rx="16"/>\n'
+            f'    <text class="table-number" x="{_e(t["label_x"])}" y="{_e(t["label_y"])}" '
+            f'aria-hidden="true">{_e(t["table"])}</text>\n'
+            f"    {flag}\n    "
+        )
+        for f in t["food"]:
+            sort, count, x, y = _e(f["sort"]), _e(f["count"]), _e(f["x"]), _e(f["y"])
+            piece = _FOOD_PIECES.get(f["sort"], _OTHER_FOOD).format(x=x, y=y)
+            out.append(
+                f'\n    <g class="food food-{sort}" data-sort="{sort}" data-count="{count}">\n'
+                f"      {piece}\n"
+                f'      <text class="count" x="{_e(f["text_x"])}" y="{y}" aria-hidden="true">'
+                f"{count}</text>\n"
+                "    </g>\n    "
+            )
+        out.append("\n    ")
+        for d in t["dice"]:
+            seat, value, count, cy = _e(d["seat"]), _e(d["value"]), _e(d["count"]), _e(d["cy"])
+            out.append(
+                f'\n    <g class="die seat-{seat}" data-seat="{seat}" data-value="{value}" '
+                f'data-count="{count}">\n'
+                f'      <rect x="{_e(d["x"])}" y="{_e(d["y"])}" width="{die}" height="{die}" '
+                'rx="3"/>\n'
+                f'      <text class="value" x="{_e(d["cx"])}" y="{cy}" aria-hidden="true">'
+                f"{value}</text>\n"
+                f'      <text class="count" x="{_e(d["text_x"])}" y="{cy}" aria-hidden="true">'
+                f"×{count}</text>\n"
+                "    </g>\n    "
+            )
+        out.append("\n  </g>\n  ")
+    out.append("\n</svg>")
+    return mark_safe("".join(out))
