@@ -15,7 +15,7 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 register = template.Library()
 
@@ -265,3 +265,120 @@ def cafe_svg(game: dict[str, Any]) -> SafeString:
         out.append("\n  </g>\n  ")
     out.append("\n</svg>")
     return mark_safe("".join(out))
+
+
+def _translated(message: str) -> str:
+    """A ``{% translate "…" %}``: the translation of a literal, which Django marks safe (not
+    escaped: "l'instant" stays as written)."""
+    return gettext(message)
+
+
+def _t_plural(singular: str, plural: str, count: int, **values: Any) -> str:
+    """A ``{% blocktranslate … count counter=… %}``."""
+    data = {key: _e(value) for key, value in values.items()}
+    data["counter"] = _e(count)
+    try:
+        return ngettext(singular, plural, count) % data
+    except (KeyError, ValueError):
+        return (singular if count == 1 else plural) % data
+
+
+# --- La Part du Chef: the standings, the kept slices, the marks laid over the pizza -------------
+@register.filter
+def pdc_standings(game: dict[str, Any]) -> SafeString:
+    """The standings' rows (``presenters.part_du_chef._player``)."""
+    chef = _translated("chef")
+    marianne = _translated("La Marianne")
+    out = []
+    for p in game["players"]:
+        badges = f' <span class="badge">{chef}</span>' if p["is_chef"] else ""
+        if p["holds_marianne"]:
+            badges += f' <span class="badge">{marianne}</span>'
+        counts = "".join(f"<td>{_e(c['count'])}</td>" for c in p["counts"])
+        out.append(
+            f'\n    <tr data-seat="{_e(p["seat"])}">\n'
+            f'      <th scope="row">{_e(p["name"])}{badges}</th>\n'
+            f"      {counts}\n"
+            f"      <td>{_e(p['chillies'])}</td>\n"
+            f"      <td>{_e(p['burnt'])}</td>\n"
+            f"      <td>{_e(p['eaten'])}</td>\n"
+            f"      <td>{_e(p['olives'])}</td>\n"
+            f"      <td>{_e(p['slice_points'])}</td>\n"
+            f'      <td class="points" data-testid="points">{_e(p["points"])}</td>\n'
+            "    </tr>\n    "
+        )
+    return mark_safe("".join(out))
+
+
+@register.filter
+def pdc_kept(game: dict[str, Any]) -> SafeString:
+    """What each player keeps, by kind (``presenters.part_du_chef._player``'s groups)."""
+    out = []
+    for p in game["players"]:
+        groups = "".join(
+            f'\n    <span class="group"><span class="chip kind-{_e(g["letter"])}">'
+            f"{_e(g['name'])} × {_e(g['count'])}</span> ("
+            + ", ".join(
+                f'<span class="kept-slice" data-slice-id="{_e(s["id"])}">{_e(s["label"])}</span>'
+                for s in g["slices"]
+            )
+            + ")</span>\n    "
+            for g in p["groups"]
+        ) or (_translated("nothing yet") + "\n    ")
+        keeps = _t("%(player)s keeps:", player=p["name"])
+        out.append(
+            f'\n  <li data-seat="{_e(p["seat"])}"><strong>{keeps}</strong>\n    {groups}\n  </li>\n  '
+        )
+    return mark_safe("".join(out))
+
+
+def _box_style(box: dict[str, Any]) -> str:
+    size = _e(box["size"])
+    return f"left:{_e(box['left'])}%;top:{_e(box['top'])}%;width:{size}%;height:{size}%"
+
+
+@register.filter
+def pdc_targets(moves: dict[str, Any] | None) -> SafeString:
+    """The cut marks on the rim, or the portions' badges and bite marks, of the seat to move
+    (``presenters.part_du_chef._cut_form``, ``_take_form``)."""
+    if not moves:
+        return mark_safe("")
+    out = []
+    if moves.get("cut_form"):
+        for m in moves["cut_form"]["marks"]:
+            position = _e(m["position"])
+            out.append(
+                f'\n<label class="target cut-mark" style="{_box_style(m["box"])}" '
+                f'data-position="{position}" data-testid="cut-{position}"><input type="checkbox" '
+                f'name="cut" value="{position}" form="cut-form"><span class="sr-only">'
+                f"{_e(m['label'])}</span></label>\n"
+            )
+    elif moves.get("take_form"):
+        for p in moves["take_form"]["portions"]:
+            index = _e(p["index"])
+            summary = _t("Portion %(index)s: %(slices)s", index=p["index"], slices=p["summary"])
+            out.append(
+                f'\n<label class="target portion-mark portion-{index}" '
+                f'style="{_box_style(p["box"])}" data-portion="{index}" '
+                f'data-testid="portion-{index}"><input type="radio" name="take" value="{index}" '
+                'form="take-form" required><span class="mark-number" aria-hidden="true">'
+                f'{index}</span><span class="sr-only">{summary}</span></label>\n'
+            )
+            for s in p["edible"]:
+                eat = _t_plural(
+                    "Eat %(slice)s (%(counter)s olive)",
+                    "Eat %(slice)s (%(counter)s olives)",
+                    s["olives"],
+                    slice=s["label"],
+                )
+                out.append(
+                    f'\n<label class="target bite-mark" style="{_box_style(s["box"])}" '
+                    f'data-portion="{index}" data-slice-id="{_e(s["id"])}" '
+                    f'data-testid="eat-{_e(s["id"])}"><input type="checkbox" name="eat" '
+                    f'value="{_e(s["value"])}" form="take-form"><span class="sr-only">{eat}'
+                    "</span></label>\n"
+                )
+            out.append("\n")
+    else:
+        return mark_safe("")
+    return mark_safe("\n" + "".join(out) + "\n")
