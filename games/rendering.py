@@ -281,11 +281,16 @@ def table_context(
     names = snapshot.once(("names", language), lambda: seat_names(seats, match.seats_count))
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     links = snapshot.once(("links", language), lambda: table_links(match))
-    # The same for every seated viewer (and every spectator) of a version.
+    # The same for every spectator of a version; a seated viewer's differs only by the private
+    # table's invitation link, so it is the spectator's with that link (built once).
     table = snapshot.once(
-        ("table", language, invite, me is not None),
-        lambda: table_info(match, engine, seats, me, invite, links),
+        ("table", language, invite), lambda: table_info(match, engine, seats, None, invite, links)
     )
+    if me is not None and match.private:
+        table = snapshot.once(
+            ("table", language, invite, "seated"),
+            lambda: {**table, "invite_url": _invite_url(match)},
+        )
     context: dict[str, Any] = {
         "table": table,
         "parts": presenter.templates,
@@ -420,11 +425,14 @@ def table_info(
         "bot_url": urls["add_bot"],
         "record_url": _with_query(urls["record"], invite=invite),
         "replay_url": _with_query(urls["replay"], invite=invite),
-        "invite_url": (
-            _with_query(url, invite=match.invite_code) if me is not None and match.private else None
-        ),
+        "invite_url": _invite_url(match) if me is not None and match.private else None,
         "links": table_links(match) if links is None else links,
     }
+
+
+def _invite_url(match: Match) -> str:
+    """The private table's link with its invitation (shown to the players seated at it)."""
+    return _with_query(table_urls(match.pk)["table"], invite=match.invite_code)
 
 
 def _seat_actions(
