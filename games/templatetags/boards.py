@@ -14,14 +14,16 @@ from html import escape
 from typing import Any
 
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeData, SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
 register = template.Library()
 
 
 def _e(value: Any) -> str:
-    """A value as the template wrote it: text escaped, ints as digits."""
+    """A value as the template wrote it: text escaped (unless marked safe), ints as digits."""
+    if isinstance(value, SafeData):
+        return str(value)
     return escape(value) if isinstance(value, str) else escape(str(value))
 
 

@@ -1,8 +1,8 @@
-"""The seats' list of the table (``partials/table.html#seats``), written in Python: it is
-rendered for every viewer of every version (each sees their own "you"), and the template engine
-spent about a tenth of a millisecond on it each time. Byte for byte what the template wrote
-(``tests/site/test_render_corpus.py``); a seat's rating and clock still come from their
-partials in ``partials/table_extras.html``."""
+"""The seats' list of the table (``partials/table.html#seats``) and the move log's lines,
+written in Python: the seats are rendered for every viewer of every version (each sees their own
+"you"), where the template engine spent about a tenth of a millisecond, and the log grows with
+the match. Byte for byte what the template wrote (``tests/site/test_render_corpus.py``); a
+seat's rating and clock still come from their partials in ``partials/table_extras.html``."""
 
 from __future__ import annotations
 
@@ -63,3 +63,15 @@ def _partial(context: template.Context, name: str, **values: Any) -> str:
     partial = context.template.engine.get_template(f"games/partials/table_extras.html#{name}")
     with context.push(**values):
         return partial.render(context)
+
+
+@register.filter
+def log_items(log: list[dict[str, Any]]) -> SafeString:
+    """The move log's lines, newest first (``rendering.log_lines``): a long match's log is
+    hundreds of lines, rendered again for every version."""
+    return mark_safe(
+        "".join(
+            f'<li value="{_e(line["number"])}" data-seat="{_e(line["seat"])}">{_e(line["text"])}</li>'
+            for line in reversed(log)
+        )
+    )
