@@ -384,3 +384,24 @@ def pdc_targets(moves: dict[str, Any] | None) -> SafeString:
     else:
         return mark_safe("")
     return mark_safe("\n" + "".join(out) + "\n")
+
+
+@register.filter
+def pdc_portions(board: dict[str, Any]) -> SafeString:
+    """The portions of the cut pizza, their slices and who took each (``_board``'s portions)."""
+    out = []
+    for portion in board["portions"]:
+        index = _e(portion["index"])
+        labels = ", ".join(_e(s["label"]) for s in portion["slices"])
+        if portion["taken_by_name"]:
+            taken = _t("taken by %(player)s", player=portion["taken_by_name"])
+        else:
+            taken = _translated("free")
+        out.append(
+            f'\n  <li class="portion-item portion-{index}" data-portion="{index}">\n'
+            f"    <strong>{_t('Portion %(index)s', index=portion['index'])}</strong>:\n"
+            f"    {labels}\n"
+            f"    — {taken}\n"
+            "  </li>\n  "
+        )
+    return mark_safe("".join(out))
