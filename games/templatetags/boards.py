@@ -10,12 +10,14 @@ presenters already as text that is never localized (``presenters.base.number``) 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from django import template
+from django.utils import translation
 from django.utils.safestring import SafeData, SafeString, mark_safe
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 register = template.Library()
 
@@ -29,7 +31,8 @@ def _e(value: Any) -> str:
 
 def _t(message: str, **values: Any) -> str:
     """A ``{% blocktranslate with … %}`` without a plural: the translation with its values
-    escaped (a translation whose placeholders broke falls back to the English)."""
+    escaped (a translation whose placeholders broke falls back to the English). Callers mark the
+    message with ``gettext_noop`` so that makemessages keeps it in the catalogs."""
     data = {key: _e(value) for key, value in values.items()}
     try:
         return gettext(message) % data
@@ -93,10 +96,12 @@ def pizza_svg(board: dict[str, Any]) -> SafeString:
         taken = " taken" if p["taken_by"] is not None else ""
         if p["taken_by_name"]:
             title = _t(
-                "Portion %(index)s, taken by %(player)s", index=index, player=p["taken_by_name"]
+                gettext_noop("Portion %(index)s, taken by %(player)s"),
+                index=index,
+                player=p["taken_by_name"],
             )
         else:
-            title = _t("Portion %(index)s, free", index=index)
+            title = _t(gettext_noop("Portion %(index)s, free"), index=index)
         label_x, label_y = _e(p["label_xy"][0]), _e(p["label_xy"][1])
         out.append(
             f'\n  <g class="portion portion-{_e(index)}{taken}" data-portion="{_e(index)}">\n'
@@ -275,22 +280,25 @@ def _translated(message: str) -> str:
     return gettext(message)
 
 
-def _t_plural(singular: str, plural: str, count: int, **values: Any) -> str:
-    """A ``{% blocktranslate … count counter=… %}``."""
+def _t_plural(translate: Callable[[], str], count: int, **values: Any) -> str:
+    """A ``{% blocktranslate … count counter=… %}``: ``translate`` calls ``ngettext`` with the
+    literal messages (so that makemessages finds them) and is called again in English when a
+    translation broke its placeholders, as the tag does."""
     data = {key: _e(value) for key, value in values.items()}
     data["counter"] = _e(count)
     try:
-        return ngettext(singular, plural, count) % data
+        return translate() % data
     except (KeyError, ValueError):
-        return (singular if count == 1 else plural) % data
+        with translation.override(None):
+            return translate() % data
 
 
 # --- La Part du Chef: the standings, the kept slices, the marks laid over the pizza -------------
 @register.filter
 def pdc_standings(game: dict[str, Any]) -> SafeString:
     """The standings' rows (``presenters.part_du_chef._player``)."""
-    chef = _translated("chef")
-    marianne = _translated("La Marianne")
+    chef = _translated(gettext_noop("chef"))
+    marianne = _translated(gettext_noop("La Marianne"))
     out = []
     for p in game["players"]:
         badges = f' <span class="badge">{chef}</span>' if p["is_chef"] else ""
@@ -326,8 +334,8 @@ def pdc_kept(game: dict[str, Any]) -> SafeString:
             )
             + ")</span>\n    "
             for g in p["groups"]
-        ) or (_translated("nothing yet") + "\n    ")
-        keeps = _t("%(player)s keeps:", player=p["name"])
+        ) or (_translated(gettext_noop("nothing yet")) + "\n    ")
+        keeps = _t(gettext_noop("%(player)s keeps:"), player=p["name"])
         out.append(
             f'\n  <li data-seat="{_e(p["seat"])}"><strong>{keeps}</strong>\n    {groups}\n  </li>\n  '
         )
@@ -358,7 +366,9 @@ def pdc_targets(moves: dict[str, Any] | None) -> SafeString:
     elif moves.get("take_form"):
         for p in moves["take_form"]["portions"]:
             index = _e(p["index"])
-            summary = _t("Portion %(index)s: %(slices)s", index=p["index"], slices=p["summary"])
+            summary = _t(
+                gettext_noop("Portion %(index)s: %(slices)s"), index=p["index"], slices=p["summary"]
+            )
             out.append(
                 f'\n<label class="target portion-mark portion-{index}" '
                 f'style="{_box_style(p["box"])}" data-portion="{index}" '
@@ -367,10 +377,14 @@ def pdc_targets(moves: dict[str, Any] | None) -> SafeString:
                 f'{index}</span><span class="sr-only">{summary}</span></label>\n'
             )
             for s in p["edible"]:
+                olives = s["olives"]
                 eat = _t_plural(
-                    "Eat %(slice)s (%(counter)s olive)",
-                    "Eat %(slice)s (%(counter)s olives)",
-                    s["olives"],
+                    lambda olives=olives: ngettext(
+                        "Eat %(slice)s (%(counter)s olive)",
+                        "Eat %(slice)s (%(counter)s olives)",
+                        olives,
+                    ),
+                    olives,
                     slice=s["label"],
                 )
                 out.append(
@@ -394,12 +408,13 @@ def pdc_portions(board: dict[str, Any]) -> SafeString:
         index = _e(portion["index"])
         labels = ", ".join(_e(s["label"]) for s in portion["slices"])
         if portion["taken_by_name"]:
-            taken = _t("taken by %(player)s", player=portion["taken_by_name"])
+            taken = _t(gettext_noop("taken by %(player)s"), player=portion["taken_by_name"])
         else:
-            taken = _translated("free")
+            taken = _translated(gettext_noop("free"))
+        heading = _t(gettext_noop("Portion %(index)s"), index=portion["index"])
         out.append(
             f'\n  <li class="portion-item portion-{index}" data-portion="{index}">\n'
-            f"    <strong>{_t('Portion %(index)s', index=portion['index'])}</strong>:\n"
+            f"    <strong>{heading}</strong>:\n"
             f"    {labels}\n"
             f"    — {taken}\n"
             "  </li>\n  "

@@ -10,15 +10,15 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from .boards import _e, _t
 
 register = template.Library()
 
 
-def _badge(message: str) -> str:
-    return f'<span class="badge">{gettext(message)}</span>'
+def _badge(text: str) -> str:
+    return f'<span class="badge">{text}</span>'
 
 
 @register.simple_tag(takes_context=True)
@@ -31,24 +31,34 @@ def seat_items(context: template.Context) -> SafeString:
         moving = index in to_move
         classes = ("you" if seat["is_you"] else "") + (" to-move" if moving else "")
         if seat["empty"]:
-            name = f'<span class="empty">{gettext("free seat")}</span>'
+            free = gettext("free seat")
+            name = f'<span class="empty">{free}</span>'
         elif seat["bot_url"]:
             name = f'<a href="{_e(seat["bot_url"])}">{_e(seat["name"])}</a>'
         else:
             name = _e(seat["name"])
+        you = _badge(gettext("you")) if seat["is_you"] else ""
+        abandoned = _badge(gettext("abandoned")) if seat["abandoned"] else ""
         facts, clock = seat.get("facts") or {}, seat.get("clock")
         elo = _partial(context, "seat_elo", facts=facts) if "elo" in facts else ""
         timer = _partial(context, "seat_clock", clock=clock) if clock else ""
-        turn = f'<span class="badge turn">{gettext("to move")}</span>' if moving else ""
+        turn = ""
+        if moving:
+            to_move_text = gettext("to move")
+            turn = f'<span class="badge turn">{to_move_text}</span>'
         rank = ""
         if seat["rank"]:
-            points = _t("rank %(rank)s, %(score)s points", rank=seat["rank"], score=seat["score"])
+            points = _t(
+                gettext_noop("rank %(rank)s, %(score)s points"),
+                rank=seat["rank"],
+                score=seat["score"],
+            )
             rank = f'<span class="badge">{points}</span>'
         out.append(
             f'\n    <li data-seat="{_e(index)}" class="{classes}">\n'
             f"      {name}\n"
-            f"      {_badge('you') if seat['is_you'] else ''}\n"
-            f"      {_badge('abandoned') if seat['abandoned'] else ''}\n"
+            f"      {you}\n"
+            f"      {abandoned}\n"
             f"      {turn}\n"
             f"      {elo}\n"
             f"      {timer}\n"
