@@ -7,7 +7,9 @@ with the doorbell (``games.published``, its message packed and unpacked as the c
 does).
 
 Run: ``.venv/bin/python bench/bench_push.py`` (a few seconds, on a temporary SQLite file), or
-``--profile`` for the functions where the time goes (cProfile, cumulative).
+``--profile`` for the functions where the time goes (cProfile, cumulative). ``--game`` picks the
+game (``all`` for each in turn); ``--parts`` adds what each part costs and the rendering alone
+(the pushes less the read).
 """
 
 from __future__ import annotations
@@ -31,23 +33,34 @@ WARM_UP = 5
 SEATS = 3
 
 
-def cpu_ms(work, repeat: int = REPEAT) -> float:
-    """Median CPU milliseconds (of this process) of ``work()``."""
+def cpu_ms(work, repeat: int | None = None) -> float:
+    """Median CPU milliseconds (of this process) of ``work()``; the fastest run is kept in
+    ``BEST`` (on a loaded machine the median moves with the neighbours, the fastest less)."""
     for _ in range(WARM_UP):
         work()
     times = []
-    for _ in range(repeat):
+    for _ in range(REPEAT if repeat is None else repeat):
         start = time.process_time()
         work()
         times.append(1000 * (time.process_time() - start))
+    BEST[work.__name__] = min(times)
     return statistics.median(times)
+
+
+BEST: dict[str, float] = {}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--moves", type=int, default=6, help="moves played before measuring")
+    parser.add_argument(
+        "--game", default="part-du-chef", help="a game's slug, or 'all' for each in turn"
+    )
+    parser.add_argument("--parts", action="store_true", help="also the CPU of each part")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="measured runs of each")
     args = parser.parse_args(argv)
+    globals()["REPEAT"] = args.repeat
     with tempfile.TemporaryDirectory() as folder:
         os.environ["SQLITE_PATH"] = str(Path(folder) / "bench.sqlite3")
         os.environ.pop("DATABASE_URL", None)
@@ -56,110 +69,159 @@ def main(argv: list[str] | None = None) -> int:
         import django
 
         django.setup()
-        import msgpack
-        from django.contrib.auth import get_user_model
         from django.core.management import call_command
-        from django.template.loader import render_to_string
-        from django.utils import translation
 
-        from games import published, rendering, services
-        from games.engines import get_engine
+        from games.engines import all_engines
 
         call_command("migrate", verbosity=0)
-        users = [get_user_model().objects.create_user(f"p{i}") for i in range(SEATS)]
-        match = services.create_table(users[0], "part-du-chef", seats=SEATS)
-        for user in users[1:]:
-            services.join_table(user, match.pk)
-        match.refresh_from_db()
-        engine = get_engine(match.game)
-        rng = random.Random(1)
-        seated = {s.index: s.user for s in match.seats.select_related("user")}
-        for _ in range(args.moves):
-            seat = rng.choice(engine.to_move(match.state))
-            match = services.play(
-                match.pk, seated[seat], engine.random_move(match.state, seat, rng), match.version
-            )
-
-        def one_move() -> int:
-            """A fresh read (a new version) and every seat's fragments, as the sockets do."""
-            snapshot = rendering.load_table(match.pk)
-            size = 0
-            for user in seated.values():
-                parts = rendering.table_parts(snapshot, user)
-                size += sum(len(html) for html in parts.values())
-            return size
-
-        def load_only() -> None:
-            rendering.load_table(match.pk)
-
-        last = {"read": rendering.load_table(match.pk)}
-
-        def sockets_of_one_process(viewers: list) -> None:
-            """What a process with sockets of these seats did per version before publishing: a
-            read after its last one, the shared parts once and each seat's own."""
-            snapshot = rendering.load_table(match.pk, last["read"])
-            for user in viewers:
-                rendering.table_parts(snapshot, user)
-
-        def before_one_process() -> None:
-            sockets_of_one_process(list(seated.values()))
-
-        def before_two_processes() -> None:
-            # The bench's spread: two seats' sockets on one process, the third on the other.
-            viewers = list(seated.values())
-            sockets_of_one_process(viewers[:2])
-            sockets_of_one_process(viewers[2:])
-
-        for user in seated.values():
-            published.start_watching(match.pk, published.viewer_field(user.pk, None, "en"))
-        fields = [published.viewer_field(user.pk, None, "en") for user in seated.values()]
-
-        def published_move() -> int:
-            """The process that made the change renders every watcher's parts once; the
-            channel layer packs the doorbell once and unpacks it in each process; each socket
-            picks its own parts."""
-            message = {"type": "table.changed", "version": match.version}
-            message["parts"] = published.render_for_watchers(match)
-            packed = msgpack.packb(message, use_bin_type=True)
-            received = msgpack.unpackb(packed, raw=False)
-            for field in fields:
-                published.parts_of(received, field, None, "en")
-            return len(packed)
-
-        def floor() -> None:
-            render_to_string("games/partials/errors.html#socket_error", {"text": "x", "oob": True})
-
-        with translation.override("en"):
-            size = one_move()
-            push = cpu_ms(one_move)
-            load = cpu_ms(load_only)
-            bare = cpu_ms(floor)
-            print(
-                f"one move's pushes ({SEATS} seats): {push:.2f} ms CPU "
-                f"(read {load:.2f} ms), {size / 1024:.1f} KB of fragments in all; "
-                f"floor (one tiny fragment) {bare:.3f} ms → {push / bare:.0f}× floor"
-            )
-            message_size = published_move()
-            rounds = [
-                (cpu_ms(before_one_process), cpu_ms(before_two_processes), cpu_ms(published_move))
-                for _ in range(3)
-            ]
-            one, two, once = (statistics.median(r[i] for r in rounds) for i in range(3))
-            print(
-                f"per version, every process together: sockets reading and rendering for "
-                f"themselves {one:.2f} ms on one process, {two:.2f} ms on two; rendered once "
-                f"and published {once:.2f} ms ({two / once:.2f}× less than two processes), "
-                f"a doorbell of {message_size / 1024:.1f} KB"
-            )
-            if args.profile:
-                profile = cProfile.Profile()
-                profile.enable()
-                for _ in range(REPEAT):
-                    one_move()
-                profile.disable()
-                pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
-                pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+        slugs = [e.slug for e in all_engines()] if args.game == "all" else [args.game]
+        for index, slug in enumerate(slugs):
+            measure_game(slug, index, args)
     return 0
+
+
+def measure_game(slug: str, index: int, args: argparse.Namespace) -> None:
+    """Plays ``args.moves`` seeded random moves of ``slug`` at a new table of three, then
+    measures one move's pushes (and, with ``args.parts``, each part's rendering)."""
+    from django.contrib.auth import get_user_model
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from games import rendering, services
+    from games.engines import get_engine
+    from games.models import Match
+
+    users = [get_user_model().objects.create_user(f"p{index}-{i}") for i in range(SEATS)]
+    match = services.create_table(users[0], slug, seats=SEATS)
+    # A fixed secret seed: the same deal and seats in every run, so runs compare.
+    Match.objects.filter(pk=match.pk).update(seed=f"bench-push-{slug}")
+    for user in users[1:]:
+        services.join_table(user, match.pk)
+    match.refresh_from_db()
+    engine = get_engine(match.game)
+    rng = random.Random(1)
+    seated = {s.index: s.user for s in match.seats.select_related("user")}
+    for _ in range(args.moves):
+        seat = rng.choice(engine.to_move(match.state))
+        match = services.play(
+            match.pk, seated[seat], engine.random_move(match.state, seat, rng), match.version
+        )
+
+    def one_move() -> int:
+        """A fresh read (a new version) and every seat's fragments, as the sockets do."""
+        snapshot = rendering.load_table(match.pk)
+        size = 0
+        for user in seated.values():
+            parts = rendering.table_parts(snapshot, user)
+            size += sum(len(html) for html in parts.values())
+        return size
+
+    def load_only() -> None:
+        rendering.load_table(match.pk)
+
+    def floor() -> None:
+        render_to_string("games/partials/errors.html#socket_error", {"text": "x", "oob": True})
+
+    with translation.override("en"):
+        size = one_move()
+        push = cpu_ms(one_move)
+        load = cpu_ms(load_only)
+        bare = cpu_ms(floor)
+        print(
+            f"{slug}: one move's pushes ({SEATS} seats): {push:.2f} ms CPU "
+            f"(read {load:.2f} ms, rendering {push - load:.2f} ms), "
+            f"{size / 1024:.1f} KB of fragments in all; "
+            f"floor (one tiny fragment) {bare:.3f} ms → {push / bare:.0f}× floor"
+        )
+        best_push, best_load = BEST["one_move"], BEST["load_only"]
+        print(
+            f"{slug}: fastest of {REPEAT}: {best_push:.2f} ms (read {best_load:.2f} ms, "
+            f"rendering {best_push - best_load:.2f} ms)"
+        )
+        print_every_process_together(match, seated, slug)
+        if args.parts:
+            print_parts(match.pk, list(seated.values()))
+        if args.profile:
+            profile = cProfile.Profile()
+            profile.enable()
+            for _ in range(REPEAT):
+                one_move()
+            profile.disable()
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
+            pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+
+
+def print_every_process_together(match, seated: dict, slug: str) -> None:
+    """What a version costs every process together: sockets that read and render for themselves
+    (on one process, and spread over two as ``bench/live.py --processes 2`` spreads them)
+    against one render where the move is made, published with the doorbell."""
+    import msgpack
+
+    from games import published, rendering
+
+    last = {"read": rendering.load_table(match.pk)}
+
+    def sockets_of_one_process(viewers: list) -> None:
+        """A process's sockets without publishing: a read after its last one, the shared parts
+        once and each seat's own."""
+        snapshot = rendering.load_table(match.pk, last["read"])
+        for user in viewers:
+            rendering.table_parts(snapshot, user)
+
+    def before_one_process() -> None:
+        sockets_of_one_process(list(seated.values()))
+
+    def before_two_processes() -> None:
+        # The bench's spread: two seats' sockets on one process, the third on the other.
+        viewers = list(seated.values())
+        sockets_of_one_process(viewers[:2])
+        sockets_of_one_process(viewers[2:])
+
+    for user in seated.values():
+        published.start_watching(match.pk, published.viewer_field(user.pk, None, "en"))
+    fields = [published.viewer_field(user.pk, None, "en") for user in seated.values()]
+
+    def published_move() -> int:
+        """The process that made the change renders every watcher's parts once; the channel
+        layer packs the doorbell once and unpacks it in each process; each socket picks its
+        own parts."""
+        message = {"type": "table.changed", "version": match.version}
+        message["parts"] = published.render_for_watchers(match)
+        packed = msgpack.packb(message, use_bin_type=True)
+        received = msgpack.unpackb(packed, raw=False)
+        for field in fields:
+            published.parts_of(received, field, None, "en")
+        return len(packed)
+
+    message_size = published_move()
+    rounds = [
+        (cpu_ms(before_one_process), cpu_ms(before_two_processes), cpu_ms(published_move))
+        for _ in range(3)
+    ]
+    one, two, once = (statistics.median(r[i] for r in rounds) for i in range(3))
+    print(
+        f"{slug}: per version, every process together: sockets reading and rendering for "
+        f"themselves {one:.2f} ms on one process, {two:.2f} ms on two; rendered once "
+        f"and published {once:.2f} ms ({two / once:.2f}× less than two processes), "
+        f"a doorbell of {message_size / 1024:.1f} KB"
+    )
+
+
+def print_parts(match_id: int, seated: list) -> None:
+    """CPU of the contexts (spectator's, then a seat's, on a snapshot whose shared memo is
+    built) and of each part's template, rendered from the first seat's context."""
+    from games import rendering
+
+    snapshot = rendering.load_table(match_id)
+    rendering.table_parts(snapshot, None)
+    spectator = cpu_ms(lambda: rendering.table_context(snapshot.match, None, snapshot=snapshot))
+    seat = cpu_ms(lambda: rendering.table_context(snapshot.match, seated[0], snapshot=snapshot))
+    print(f"  contexts: spectator {spectator:.3f} ms, a seat {seat:.3f} ms")
+    context = rendering.table_context(snapshot.match, seated[0], snapshot=snapshot)
+    for part in rendering.TABLE_PARTS:
+        ms = cpu_ms(lambda part=part: rendering._render_parts(context, {part}))
+        shared = " (shared)" if part in rendering.SHARED_PARTS else ""
+        print(f"  {part}{shared}: {ms:.3f} ms")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from .models import Invitation, Match, Move, Seat
 from .presenters import Presenter, get_presenter
 from .seat_facts import seat_facts
 from .table_extras import add_table_extras
+from .table_urls import table_urls
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -291,11 +292,16 @@ def table_context(
     names = snapshot.once(("names", language), lambda: seat_names(seats, match.seats_count))
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     links = snapshot.once(("links", language), lambda: table_links(match))
-    # The same for every seated viewer (and every spectator) of a version.
+    # The same for every spectator of a version; a seated viewer's differs only by the private
+    # table's invitation link, so it is the spectator's with that link (built once).
     table = snapshot.once(
-        ("table", language, invite, me is not None),
-        lambda: table_info(match, engine, seats, me, invite, links),
+        ("table", language, invite), lambda: table_info(match, engine, seats, None, invite, links)
     )
+    if me is not None and match.private:
+        table = snapshot.once(
+            ("table", language, invite, "seated"),
+            lambda: {**table, "invite_url": _invite_url(match)},
+        )
     context: dict[str, Any] = {
         "table": table,
         "parts": presenter.templates,
@@ -397,7 +403,8 @@ def table_info(
     links: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     pk = match.pk
-    url = reverse("games:table", args=[pk])
+    urls = table_urls(pk)
+    url = urls["table"]
     return {
         "id": pk,
         "game": match.game,
@@ -423,17 +430,20 @@ def table_info(
         "invite": invite,
         "url": _with_query(url, invite=invite),
         "ws_url": _with_query(f"/ws/tables/{pk}/", invite=invite),
-        "move_url": reverse("games:move", args=[pk]),
-        "join_url": reverse("games:join", args=[pk]),
-        "leave_url": reverse("games:leave", args=[pk]),
-        "bot_url": reverse("games:add_bot", args=[pk]),
-        "record_url": _with_query(reverse("games:record", args=[pk]), invite=invite),
-        "replay_url": _with_query(reverse("games:replay", args=[pk]), invite=invite),
-        "invite_url": (
-            _with_query(url, invite=match.invite_code) if me is not None and match.private else None
-        ),
+        "move_url": urls["move"],
+        "join_url": urls["join"],
+        "leave_url": urls["leave"],
+        "bot_url": urls["add_bot"],
+        "record_url": _with_query(urls["record"], invite=invite),
+        "replay_url": _with_query(urls["replay"], invite=invite),
+        "invite_url": _invite_url(match) if me is not None and match.private else None,
         "links": table_links(match) if links is None else links,
     }
+
+
+def _invite_url(match: Match) -> str:
+    """The private table's link with its invitation (shown to the players seated at it)."""
+    return _with_query(table_urls(match.pk)["table"], invite=match.invite_code)
 
 
 def _seat_actions(
@@ -455,12 +465,12 @@ def _seat_actions(
     return {
         "invited": [i.to_user.username for i in invited],
         "friends_to_invite": friends_to_invite,
-        "invite_friend_url": reverse("players:invite_friend", args=[match.pk]),
+        "invite_friend_url": table_urls(match.pk)["invite_friend"],
         "can_join": match.is_open and _authenticated(user) and me is None and not full,
         "can_leave": match.is_open and me is not None,
         "can_add_bot": match.is_open and not full and services.may_add_bot(match, user),
         "bot_levels": list(engine.bot_levels),
-        "login_url": _with_query(reverse("players:login"), next=table["url"]),
+        "login_url": _with_query(table_urls(match.pk)["login"], next=table["url"]),
         "must_log_in": match.is_open and not _authenticated(user) and not full,
     }
 

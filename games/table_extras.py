@@ -14,6 +14,7 @@ from . import services
 from .clocks import seat_clocks
 from .models import Match, Seat
 from .seat_facts import seat_facts
+from .table_urls import table_urls
 
 
 def add_table_extras(
@@ -52,11 +53,11 @@ def actions_context(
     """``can_resign``; ``play_again``: None, or what the viewer can do about a rematch
     (``ask``: open it, ``join``: take a seat at the one another player opened, ``go``: go to
     the one they sit at, ``watch``: watch it)."""
-    pk = match.pk
+    urls = table_urls(match.pk)
     return {
         "can_resign": match.is_playing and me is not None and not me.abandoned,
-        "resign_url": reverse("games:resign", args=[pk]),
-        "rematch_url": reverse("games:rematch", args=[pk]),
+        "resign_url": urls["resign"],
+        "rematch_url": urls["rematch"],
         "play_again": _play_again(match, me, user),
     }
 

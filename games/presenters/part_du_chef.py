@@ -8,11 +8,12 @@ has come, so a slice of a later pizza cannot be named here.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from ..engines.base import Move, gettext_noop
 from ..engines.part_du_chef import KIND_NAMES, KINDS, MAJORITY_VALUE, SLICES_PER_PIZZA
@@ -23,6 +24,8 @@ from .registry import register
 DISPLAY_ORDER = (*KINDS, "C", "B")
 
 # --- the pizza's geometry (SVG user units; the viewBox is -180 -180 360 360) ---------------------
+# Pure functions of a few positions, asked again for every version: remembered (their results are
+# shared, never changed).
 RADIUS = 130.0
 MEDALLION_AT = 0.27
 OLIVES_AT = 0.45
@@ -53,6 +56,7 @@ def _point(angle: float, radius: float) -> tuple[str, str]:
     return number(radius * math.cos(angle)), number(radius * math.sin(angle))
 
 
+@lru_cache(maxsize=4096)
 def wedge_path(position: int, radius: float = RADIUS) -> str:
     """An SVG path for the wedge at ``position``: centre, rim arc, back to the centre."""
     x1, y1 = _point(_angle(position), radius)
@@ -61,6 +65,7 @@ def wedge_path(position: int, radius: float = RADIUS) -> str:
     return f"M0 0 L{x1} {y1} A{r} {r} 0 0 1 {x2} {y2} Z"
 
 
+@lru_cache(maxsize=4096)
 def arc_path(first: int, length: int, radius: float) -> str:
     """An open arc along the rim over ``length`` positions starting at ``first``."""
     x1, y1 = _point(_angle(first) + 0.03, radius)
@@ -70,6 +75,7 @@ def arc_path(first: int, length: int, radius: float) -> str:
     return f"M{x1} {y1} A{r} {r} 0 {large} 1 {x2} {y2}"
 
 
+@lru_cache(maxsize=4096)
 def overlay_box(angle: float, radius: float, size: float) -> dict[str, str]:
     """Where a control laid over the pizza sits, as percentages of the drawing's box (the
     viewBox is square, -180 to 180): centred on the point at ``angle`` and ``radius``."""
@@ -82,6 +88,7 @@ def overlay_box(angle: float, radius: float, size: float) -> dict[str, str]:
     }
 
 
+@lru_cache(maxsize=4096)
 def slice_geometry(position: int, olives: int) -> dict[str, Any]:
     middle = _angle(position + 0.5)
     spread = math.radians(OLIVE_SPREAD_DEGREES)
@@ -98,6 +105,7 @@ def slice_geometry(position: int, olives: int) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=4096)
 def portion_geometry(first: int, length: int) -> dict[str, Any]:
     return {
         "band": arc_path(first, length, BAND_AT * RADIUS),
@@ -117,7 +125,13 @@ def revealed_codes(view: dict[str, Any]) -> dict[int, str]:
 
 
 def describe_slice(slice_id: int, code: str | None) -> dict[str, Any]:
-    """What a slice is, for drawings, lists and form labels."""
+    """What a slice is, for drawings, lists and form labels (shared: never change it)."""
+    return _describe_slice(slice_id, code, get_language())
+
+
+@lru_cache(maxsize=4096)
+def _describe_slice(slice_id: int, code: str | None, language: str | None) -> dict[str, Any]:
+    # Remembered per language: a version's contexts describe every slice in sight again.
     if code is None:  # not revealed to this viewer (never expected for kept or eaten slices)
         return {
             "id": slice_id,

@@ -10,6 +10,7 @@ pick is in (``your_pick``); the others see only who has picked.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from django.http import QueryDict
@@ -35,14 +36,17 @@ CORNERS = [
 PART_TINTS = 7
 
 
+# Pure geometry, asked again for every version: remembered (results shared, never changed).
 def pixel(q: float, r: float) -> tuple[float, float]:
     return SIZE * SQRT3 * (q + r / 2), SIZE * 1.5 * r
 
 
+@lru_cache(maxsize=4096)
 def hexagon(cx: float, cy: float, scale: float = 1.0) -> str:
     return " ".join(f"{number(cx + scale * dx)},{number(cy + scale * dy)}" for dx, dy in CORNERS)
 
 
+@lru_cache(maxsize=4096)
 def line_ends(axis: int, n: int, reach: float) -> tuple[tuple[float, float], tuple[float, float]]:
     """The two ends (pixels) of cut line ``n`` on ``axis``: the points where the cube coordinate
     ``axis`` is n − 3.5 (between the rows n − 4 and n − 3), out to ``reach`` on the other two."""
@@ -320,6 +324,7 @@ def _board(
     return {"view_box": VIEW_BOX, "cells": cells, "lines": lines, "ticks": ticks, "title": title}
 
 
+@lru_cache(maxsize=4096)
 def _start_mark(cx: float, cy: float) -> str:
     """An X across the cell: the start mark of a colour."""
     d = SIZE * 0.62
