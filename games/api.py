@@ -114,9 +114,7 @@ def body_json(request: HttpRequest) -> dict[str, Any]:
 
 
 def _match_or_404(match_id: int, user: Any, invite: str | None = None) -> Match:
-    match = (
-        Match.objects.filter(pk=match_id).prefetch_related(services.seats_with_players()).first()
-    )
+    match = services.read_table(match_id)
     # A private table the caller may not see answers exactly like a missing one.
     if match is None or not services.may_watch(match, user, invite):
         raise ApiError(_("There is no such table."), 404)

@@ -22,14 +22,14 @@ from .factories import make_user, started_table
 
 pytestmark = pytest.mark.django_db
 
-#: A move that does not end the match: the token, the locked match, its seats (with their
-#: players), one insert of its moves, one update of the match.
-POST_QUERIES = 5
+#: A move that does not end the match: the token, the locked match with its seats and their
+#: players (one query), one insert of its moves, one update of the match.
+POST_QUERIES = 4
 #: The same with the token remembered by the process.
-POST_QUERIES_TOKEN_KNOWN = 4
-#: The table: the token, the match, its seats with their players.
-GET_QUERIES = 3
-GET_QUERIES_TOKEN_KNOWN = 2
+POST_QUERIES_TOKEN_KNOWN = 3
+#: The table: the token, the match with its seats and their players.
+GET_QUERIES = 2
+GET_QUERIES_TOKEN_KNOWN = 1
 
 
 @pytest.fixture
