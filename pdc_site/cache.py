@@ -65,6 +65,56 @@ return total
 """
 
 
+#: A request's limits in one script (``ForgivingRedisCache.check``). KEYS: the slots of a counter
+#: to read (oldest first), maybe a key to read, then the slots of each counter to count a hit in
+#: (the current slot last). ARGV: how many slots the counter read has and its limit; whether
+#: there is a key to read (1/0); whether its value must be ARGV[5] for any hit to be counted
+#: (1/0); that value; how many counters to count in, then for each: how many slots, its limit,
+#: the current slot's lifetime if new. The answer: {the read counter at its limit (1/0), the key's
+#: value (or ""), the position of the counter that refused its hit (its hit given back, the ones
+#: after it not counted), or the number of counters when none refused, or -1 when nothing was
+#: counted}.
+CHECK = """
+local read_slots, read_limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local others, compare, expected = tonumber(ARGV[3]), ARGV[4] == '1', ARGV[5]
+local counters = tonumber(ARGV[6])
+local k, failures = 1, 0
+for i = 1, read_slots do
+  failures = failures + (tonumber(redis.call('GET', KEYS[k])) or 0)
+  k = k + 1
+end
+local value = ''
+if others == 1 then
+  value = redis.call('GET', KEYS[k]) or ''
+  k = k + 1
+end
+if read_slots > 0 and failures >= read_limit then
+  return {1, value, -1}
+end
+if compare and (value == '' or value ~= expected) then
+  return {0, value, -1}
+end
+local a = 7
+for c = 1, counters do
+  local slots, limit, lifetime = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), ARGV[a + 2]
+  a = a + 3
+  local current = KEYS[k + slots - 1]
+  redis.call('SET', current, 0, 'EX', lifetime, 'NX')
+  redis.call('INCR', current)
+  local total = 0
+  for i = k, k + slots - 1 do
+    total = total + (tonumber(redis.call('GET', KEYS[i])) or 0)
+  end
+  if total > limit then
+    redis.call('DECR', current)
+    return {0, value, c - 1}
+  end
+  k = k + slots
+end
+return {0, value, counters}
+"""
+
+
 class ForgivingRedisCache(RedisCache):
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
         super().__init__(server, params)
@@ -83,11 +133,67 @@ class ForgivingRedisCache(RedisCache):
             return 0
 
     def _count_hit_script(self) -> Any:
-        script = vars(self).get("_count_hit")
+        return self._script("_count_hit", COUNT_HIT)
+
+    def _script(self, name: str, source: str) -> Any:
+        script = vars(self).get(name)
         if script is None:
             client = self._cache.get_client(None, write=True)
-            script = self.__dict__["_count_hit"] = client.register_script(COUNT_HIT)
+            script = self.__dict__[name] = client.register_script(source)
         return script
+
+    def check(
+        self,
+        read: tuple[list[str], int],
+        other: str,
+        expected: Any,
+        counters: list[tuple[list[str], int, int]],
+    ) -> tuple[bool, Any, int | None, bool]:
+        """One round trip for a request's limits (``ratelimit.check``): whether the counter
+        ``read`` (its slots and limit) is at its limit; the value of the key ``other``; and, only
+        if that value is ``expected`` and the counter is not at its limit, a hit counted in each of
+        ``counters`` (slots, the current one last; limit; lifetime) in turn, up to the first that
+        refuses it (its hit given back). Answers (at the limit, the value or None, the position of
+        the counter that refused or None, whether the hits were counted). While Redis is away:
+        (False, None, None, False), as the separate reads and counts would have found."""
+        slots, limit = read
+        keys = [self.make_key(k) for k in slots]
+        keys.append(self.make_key(other))
+        head = [len(slots), limit, 1, 1, self._cache._serializer.dumps(expected)]
+        answer = self._run_check("check", keys, head, counters)
+        if answer is None:
+            return False, None, None, False
+        full, value, refused = answer
+        found = self._cache._serializer.loads(value) if value else None
+        return bool(full), found, *self._refused(refused, counters)
+
+    def count_hits(self, counters: list[tuple[list[str], int, int]]) -> int | None:
+        """A hit counted in each of ``counters`` in turn (as ``count_hit``), up to the first that
+        refuses it (its hit given back): its position, or None when none did (also while Redis is
+        away: limits pause then). One round trip."""
+        answer = self._run_check("count_hits", [], [0, 0, 0, 0, ""], counters)
+        if answer is None:
+            return None
+        return self._refused(answer[2], counters)[0]
+
+    def _run_check(
+        self, operation: str, keys: list[str], head: list[Any], counters: list
+    ) -> list[Any] | None:
+        args = [*head, len(counters)]
+        for counter_slots, counter_limit, lifetime in counters:
+            keys.extend(self.make_key(k) for k in counter_slots)
+            args.extend((len(counter_slots), counter_limit, lifetime))
+        try:
+            return self._script("_check", CHECK)(keys=keys, args=args)
+        except RedisError as error:
+            _away(operation, error)
+            return None
+
+    @staticmethod
+    def _refused(answer: Any, counters: list) -> tuple[int | None, bool]:
+        """(the position of the counter that refused, or None; whether hits were counted)."""
+        position = int(answer)
+        return (position if 0 <= position < len(counters) else None), position >= 0
 
     def add(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
