@@ -1,6 +1,6 @@
-"""A move's ``POST`` through the site's ASGI application, in process: CPU milliseconds per move,
-with Django's stock ASGI handler and with the site's (``OneHopHandler``, one hop to the request's
-thread), taking turns. Unlike ``bench_move_request.py`` (Django's test client) it pays what a
+"""A move's ``POST`` (and the mover's ``GET`` of the table before it) through the site's ASGI
+application, in process: CPU milliseconds per move, with Django's stock ASGI handler and with the
+site's (``OneHopHandler``, one hop to the request's thread), taking turns. Unlike ``bench_move_request.py`` (Django's test client) it pays what a
 daphne process pays apart from HTTP itself: the request's thread hops, its signals, its pooled
 database connection, and the doorbell rung on a running event loop.
 
@@ -106,7 +106,7 @@ class Players:
         return f"/api/tables/{match.pk}/moves", self.tokens[user_id], body
 
 
-async def post(app: Any, path: str, token: str, body: bytes) -> int:
+async def post(app: Any, path: str, token: str, body: bytes, method: str = "POST") -> int:
     sent: list[dict] = []
     received = False
 
@@ -124,7 +124,7 @@ async def post(app: Any, path: str, token: str, body: bytes) -> int:
     scope = {
         "type": "http",
         "http_version": "1.1",
-        "method": "POST",
+        "method": method,
         "path": path,
         "raw_path": path.encode(),
         "query_string": b"",
@@ -157,15 +157,20 @@ async def measure(moves: int, rounds: int) -> None:
         apps["OneHopHandler (the site's)"] = request_threads.RequestThreads(one_hop())
     for _ in range(rounds):
         for name, app in apps.items():
-            spent = 0.0
+            spent = looked = 0.0
             for _ in range(moves):
                 path, token, body = await sync_to_async(players.next_move)()
+                started = time.process_time()
+                status = await post(app, path.removesuffix("/moves"), token, b"", "GET")
+                looked += time.process_time() - started
+                assert status == 200, status
                 started = time.process_time()
                 status = await post(app, path, token, body)
                 spent += time.process_time() - started
                 assert status == 200, status
             print(
-                f"{name:28} POST /api/tables/<id>/moves: {1000 * spent / moves:6.2f} ms CPU "
+                f"{name:28} POST /api/tables/<id>/moves: {1000 * spent / moves:6.2f} ms CPU, "
+                f"the mover's GET before it {1000 * looked / moves:6.2f} ms "
                 f"(load average {os.getloadavg()[0]:.1f})",
                 flush=True,
             )
@@ -206,6 +211,8 @@ async def profile(moves: int) -> None:
         in_loop.disable()
     stats = pstats.Stats(in_loop).add(in_thread)
     stats.sort_stats("cumulative").print_stats(60)
+    if os.environ.get("PROFILE_FILE"):
+        stats.dump_stats(os.environ["PROFILE_FILE"])
 
 
 if __name__ == "__main__":

@@ -127,8 +127,9 @@ def check(read: Limit, other: str, expected: Any, hits: Sequence[Limit] = ()) ->
     the tokens' generation) and its rate limits, when the token is one the process remembers."""
     backend = caches["default"]
     if isinstance(backend, ForgivingRedisCache):
+        prefix, first, slots = _slot_span(read.key, read.window)
         full_now, value, refused, counted = backend.check(
-            (_slot_keys(read.key, read.window), read.limit), other, expected, _counters(hits)
+            (prefix, first, slots, read.limit), other, expected, _counters(hits)
         )
         return Reading(full_now, value, counted, refused)
     full_now, value = full_reading(read.key, read.limit, read.window, other)
@@ -149,8 +150,15 @@ def first_refused(hits: Sequence[Limit]) -> int | None:
     return None
 
 
-def _counters(hits: Sequence[Limit]) -> list[tuple[list[str], int, int]]:
-    return [(_slot_keys(hit.key, hit.window), hit.limit, _lifetime(hit.window)) for hit in hits]
+def _counters(hits: Sequence[Limit]) -> list[tuple[str, int, int, int, int]]:
+    return [(*_slot_span(hit.key, hit.window), hit.limit, _lifetime(hit.window)) for hit in hits]
+
+
+def _slot_span(key: str, window_seconds: float) -> tuple[str, int, int]:
+    """``_slot_keys`` as (the keys' common prefix, the oldest slot's number, how many slots):
+    slot n's key is the prefix followed by n."""
+    now = _slot_number(window_seconds)
+    return f"rl:{key}:{window_seconds}:", now - SLOTS, SLOTS + 1
 
 
 def seconds_until_free(key: str, limit: int, window_seconds: float) -> float:
@@ -175,8 +183,8 @@ def _slot_number(window_seconds: float) -> int:
 
 def _slot_keys(key: str, window_seconds: float) -> list[str]:
     """The cache keys of the window's slots, oldest first, the current slot last."""
-    now = _slot_number(window_seconds)
-    return [f"rl:{key}:{window_seconds}:{n}" for n in range(now - SLOTS, now + 1)]
+    prefix, first, slots = _slot_span(key, window_seconds)
+    return [f"{prefix}{n}" for n in range(first, first + slots)]
 
 
 def _total(slots: Iterable[str]) -> int:
