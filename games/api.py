@@ -8,7 +8,7 @@ import itertools
 from collections.abc import Callable, Collection
 from typing import Any
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
@@ -16,7 +16,7 @@ from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from pdc_site import gate
+from pdc_site import gate, request_threads
 from players.auth import ApiAuthError, api_caller
 
 from . import analysis, chat, limits, notify, ratelimit, services
@@ -417,6 +417,30 @@ async def table(request: HttpRequest, match_id: int) -> JsonResponse:
         return error(failure.message, failure.status)
     if since is None or data["version"] > since:
         return JsonResponse(data)
+    return await _poll(request, match_id, user, invite, since, data)
+
+
+@csrf_exempt
+def _table_in_thread(request: HttpRequest, match_id: int) -> JsonResponse:
+    """``table`` for a handler that runs the view in the request's own thread
+    (``request_threads.OneHopHandler``): a look without ``since`` (every mover's, before its
+    move) answers there; a poll is the async view, as before."""
+    if request.GET.get("since") is not None:
+        return async_to_sync(table)(request, match_id)
+    try:
+        _user, data = _first_look(request, match_id, request.GET.get("invite"))
+    except ApiError as failure:
+        return error(failure.message, failure.status)
+    return JsonResponse(data)
+
+
+setattr(table, request_threads.IN_REQUEST_THREAD, _table_in_thread)
+
+
+async def _poll(
+    request: HttpRequest, match_id: int, user: Any, invite: str | None, since: int, data: dict
+) -> JsonResponse:
+    """The rest of a poll whose first look found nothing newer than ``since``: wait."""
     await sync_to_async(_close_connection)()
     caller = _caller_key(request, user)
     if not await sync_to_async(limits.take)("poll", caller, POLLS_PER_CALLER, _POLL_HOLD):
