@@ -1,18 +1,21 @@
-"""A move's ``POST`` through the site's ASGI application, in process: CPU milliseconds per move,
-with Django's stock ASGI handler and with the site's (``OneHopHandler``, one hop to the request's
-thread), taking turns. Unlike ``bench_move_request.py`` (Django's test client) it pays what a
+"""A move's ``POST`` (and the mover's ``GET`` of the table before it) through the site's ASGI
+application, in process: CPU milliseconds per move, with Django's stock ASGI handler and with the
+site's (``OneHopHandler``, one hop to the request's thread), taking turns. Unlike ``bench_move_request.py`` (Django's test client) it pays what a
 daphne process pays apart from HTTP itself: the request's thread hops, its signals, its pooled
 database connection, and the doorbell rung on a running event loop.
 
     DATABASE_URL=postgres://… REDIS_URL=redis://… .venv/bin/python bench/bench_move_asgi.py
 
 It needs PostgreSQL (a fresh database, dropped afterwards); ``REDIS_URL`` puts the rate limits
-and the doorbell in Redis as on the live site.
+and the doorbell in Redis as on the live site. ``--profile`` prints where the site's handler
+spends its CPU (cProfile with each thread's CPU time, in the event loop's thread and in the request's thread, together).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import cProfile
 import json
 import os
 import random
@@ -29,6 +32,11 @@ ROUNDS = 2
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=MOVES, help="moves per round and handler")
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
     from tests.live_server import scratch_postgres
 
     url = os.environ.get("DATABASE_URL", "")
@@ -45,7 +53,10 @@ def main() -> int:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0)
-        asyncio.run(measure())
+        if args.profile:
+            asyncio.run(profile(args.moves))
+        else:
+            asyncio.run(measure(args.moves, args.rounds))
     return 0
 
 
@@ -95,7 +106,7 @@ class Players:
         return f"/api/tables/{match.pk}/moves", self.tokens[user_id], body
 
 
-async def post(app: Any, path: str, token: str, body: bytes) -> int:
+async def post(app: Any, path: str, token: str, body: bytes, method: str = "POST") -> int:
     sent: list[dict] = []
     received = False
 
@@ -113,7 +124,7 @@ async def post(app: Any, path: str, token: str, body: bytes) -> int:
     scope = {
         "type": "http",
         "http_version": "1.1",
-        "method": "POST",
+        "method": method,
         "path": path,
         "raw_path": path.encode(),
         "query_string": b"",
@@ -132,7 +143,7 @@ async def post(app: Any, path: str, token: str, body: bytes) -> int:
     return sent[0]["status"]
 
 
-async def measure() -> None:
+async def measure(moves: int, rounds: int) -> None:
     from asgiref.sync import sync_to_async
     from django.core.asgi import get_asgi_application
 
@@ -144,20 +155,64 @@ async def measure() -> None:
     one_hop = getattr(request_threads, "OneHopHandler", None)
     if one_hop is not None:
         apps["OneHopHandler (the site's)"] = request_threads.RequestThreads(one_hop())
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         for name, app in apps.items():
-            spent = 0.0
-            for _ in range(MOVES):
+            spent = looked = 0.0
+            for _ in range(moves):
                 path, token, body = await sync_to_async(players.next_move)()
+                started = time.process_time()
+                status = await post(app, path.removesuffix("/moves"), token, b"", "GET")
+                looked += time.process_time() - started
+                assert status == 200, status
                 started = time.process_time()
                 status = await post(app, path, token, body)
                 spent += time.process_time() - started
                 assert status == 200, status
             print(
-                f"{name:28} POST /api/tables/<id>/moves: {1000 * spent / MOVES:6.2f} ms CPU "
+                f"{name:28} POST /api/tables/<id>/moves: {1000 * spent / moves:6.2f} ms CPU, "
+                f"the mover's GET before it {1000 * looked / moves:6.2f} ms "
                 f"(load average {os.getloadavg()[0]:.1f})",
                 flush=True,
             )
+
+
+async def profile(moves: int) -> None:
+    """The site's handler under cProfile (CPU time): the event loop's thread and the request's
+    thread each have a profiler (one profiles one thread), merged when printed."""
+    import pstats
+
+    from asgiref.sync import sync_to_async
+
+    from pdc_site import request_threads
+
+    players = await sync_to_async(Players)()
+    handler = request_threads.OneHopHandler()
+    in_thread = cProfile.Profile(time.thread_time)
+    respond = handler.get_response
+
+    def get_response(request: Any) -> Any:
+        in_thread.enable()
+        try:
+            return respond(request)
+        finally:
+            in_thread.disable()
+
+    handler.get_response = get_response
+    app = request_threads.RequestThreads(handler)
+    for _ in range(10):  # warm up, unprofiled
+        in_thread.disable()
+        await post(app, *await sync_to_async(players.next_move)())
+    in_thread = cProfile.Profile(time.thread_time)
+    in_loop = cProfile.Profile(time.thread_time)
+    for _ in range(moves):
+        path, token, body = await sync_to_async(players.next_move)()
+        in_loop.enable()
+        await post(app, path, token, body)
+        in_loop.disable()
+    stats = pstats.Stats(in_loop).add(in_thread)
+    stats.sort_stats("cumulative").print_stats(60)
+    if os.environ.get("PROFILE_FILE"):
+        stats.dump_stats(os.environ["PROFILE_FILE"])
 
 
 if __name__ == "__main__":

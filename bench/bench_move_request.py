@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
     # every request still counts its hits in the cache as on the site.
     ratelimit.MOVES_PER_WINDOW = api.CALLS_PER_WINDOW = (10**9, 60)
     client = Client(HTTP_HOST="localhost")
+    # Views as the site's handler calls them under daphne (request_threads.OneHopHandler: an
+    # async view's synchronous twin, in the request's thread).
+    client.handler = site_client_handler()
     table = Table(client, make_tokens(SEATS))
     table.open()
     for _ in range(20):  # warm up
@@ -100,6 +103,17 @@ def run(args: argparse.Namespace) -> int:
     if args.profile:
         profile(table)
     return 0
+
+
+def site_client_handler() -> Any:
+    from django.test.client import ClientHandler
+
+    from pdc_site.request_threads import SyncTwins
+
+    class Handler(SyncTwins, ClientHandler):
+        pass
+
+    return Handler(enforce_csrf_checks=False)
 
 
 def connection_vendor() -> str:

@@ -8,7 +8,7 @@ import itertools
 from collections.abc import Callable, Collection
 from typing import Any
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
@@ -16,8 +16,8 @@ from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from pdc_site import gate
-from players.auth import ApiAuthError, api_user
+from pdc_site import gate, request_threads
+from players.auth import ApiAuthError, api_caller
 
 from . import analysis, chat, limits, notify, ratelimit, services
 from .clocks import seat_clocks
@@ -33,6 +33,8 @@ RECHECK_SECONDS = 1.0
 POLLS_PER_CALLER = 4
 LEGAL_LIST_LIMIT = 50
 CALLS_PER_WINDOW = (300, 60)  # 300 API calls per minute per caller
+#: A move's body: the version it was made on and the move.
+MOVE_FIELDS = frozenset({"version", "move"})
 
 
 def error(message: str, status: int) -> JsonResponse:
@@ -51,25 +53,45 @@ def _caller_key(request: HttpRequest, user: Any) -> str:
     return f"ip:{ratelimit.client_address(request)}"
 
 
-def _prepare(request: HttpRequest, methods: tuple[str, ...], login: bool) -> Any:
-    """Method, caller, rate limit: the checks every endpoint makes first."""
+def _prepare(
+    request: HttpRequest, methods: tuple[str, ...], login: bool, counts_move: bool = False
+) -> Any:
+    """Method, caller, rate limit: the checks every endpoint makes first. ``counts_move``: the
+    request is a move (its body already checked): its hit against the moves' limit is counted
+    with the calls' (after it, and only if the calls' let it through), and what that limit
+    said is kept for the view (``_move_allowed``)."""
     if request.method not in methods:
         raise ApiError(_("Use %(methods)s here.") % {"methods": " or ".join(methods)}, 405)
+
+    def limits(user: Any) -> list[ratelimit.Limit]:
+        calls = [ratelimit.Limit(f"api:{_caller_key(request, user)}", *CALLS_PER_WINDOW)]
+        if counts_move and user.is_authenticated:
+            calls.append(ratelimit.Limit(*ratelimit.move_limit(user.pk)))
+        return calls
+
     try:
-        user = api_user(request)
+        # A token the process remembers is checked and its hits counted in one round trip.
+        caller = api_caller(request, limits)
     except ApiAuthError as failure:
         raise ApiError(failure.message, failure.status) from None
+    user = caller.user
     if login and not user.is_authenticated:
         raise ApiError(_("Log in or send an API token."), 401)
-    if not ratelimit.allow(f"api:{_caller_key(request, user)}", *CALLS_PER_WINDOW):
+    refused = caller.refused if caller.counted else ratelimit.first_refused(limits(user))
+    if refused == 0:
         raise ApiError(_("Too many requests: slow down and try again in a minute."), 429)
+    if counts_move:
+        request._move_allowed = refused is None
     return user
 
 
-def endpoint(*methods: str, login: bool = False, fields: Collection[str] | None = None) -> Callable:
+def endpoint(
+    *methods: str, login: bool = False, fields: Collection[str] | None = None, plays: bool = False
+) -> Callable:
     """A JSON endpoint: checks the method, the caller and the rate limit, and turns every refusal
     into ``{"error": …}`` with its status; bad input never becomes a 500. ``fields`` declares the
-    fields a POST body may have: any other is refused (and the fuzz tests read them)."""
+    fields a POST body may have: any other is refused (and the fuzz tests read them). ``plays``:
+    a POST is a move, counted against the moves' limit too (``_prepare``)."""
     allowed = None if fields is None else frozenset(fields)
 
     def wrap(view: Callable) -> Callable:
@@ -77,7 +99,7 @@ def endpoint(*methods: str, login: bool = False, fields: Collection[str] | None 
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
             try:
-                user = _prepare(request, methods, login)
+                user = _prepare(request, methods, login, counts_move=plays and _is_a_move(request))
                 if allowed is not None and request.method == "POST":
                     _refuse_unknown_fields(body_json(request), allowed)
                 return view(request, user, *args, **kwargs)
@@ -92,6 +114,25 @@ def endpoint(*methods: str, login: bool = False, fields: Collection[str] | None 
         return wrapped
 
     return wrap
+
+
+def _is_a_move(request: HttpRequest) -> bool:
+    """Whether a POST to an endpoint that ``plays`` is a move the moves' limit counts: its body
+    is the version and the move (any other body is refused before that limit)."""
+    if request.method != "POST":
+        return False
+    try:
+        return set(body_json(request)) == MOVE_FIELDS
+    except (ApiError, RequestDataTooBig):
+        return False
+
+
+def _move_allowed(request: HttpRequest, user: Any) -> bool:
+    """The moves' limit's answer, counted by ``_prepare`` (or now, for a caller it did not)."""
+    allowed = getattr(request, "_move_allowed", None)
+    if allowed is None:
+        return ratelimit.allow_move(user.pk)
+    return allowed
 
 
 def _refuse_unknown_fields(data: dict[str, Any], allowed: frozenset[str]) -> None:
@@ -114,9 +155,7 @@ def body_json(request: HttpRequest) -> dict[str, Any]:
 
 
 def _match_or_404(match_id: int, user: Any, invite: str | None = None) -> Match:
-    match = (
-        Match.objects.filter(pk=match_id).prefetch_related(services.seats_with_players()).first()
-    )
+    match = services.read_table(match_id)
     # A private table the caller may not see answers exactly like a missing one.
     if match is None or not services.may_watch(match, user, invite):
         raise ApiError(_("There is no such table."), 404)
@@ -310,12 +349,12 @@ def chat_mute(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     return JsonResponse({"muted": names})
 
 
-@endpoint("POST", login=True, fields=("version", "move"))
+@endpoint("POST", login=True, fields=MOVE_FIELDS, plays=True)
 def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     data = body_json(request)
-    if set(data) != {"version", "move"}:
+    if set(data) != MOVE_FIELDS:
         raise ApiError(_('Send {"version": V, "move": {…}}.'), 400)
-    if not ratelimit.allow_move(user.pk):
+    if not _move_allowed(request, user):
         raise ApiError(_("Too many moves: slow down."), 429)
     match = services.play(match_id, user, data["move"], data["version"])
     # The match as the move left it, with its seats: what a read of it now would give.
@@ -378,6 +417,30 @@ async def table(request: HttpRequest, match_id: int) -> JsonResponse:
         return error(failure.message, failure.status)
     if since is None or data["version"] > since:
         return JsonResponse(data)
+    return await _poll(request, match_id, user, invite, since, data)
+
+
+@csrf_exempt
+def _table_in_thread(request: HttpRequest, match_id: int) -> JsonResponse:
+    """``table`` for a handler that runs the view in the request's own thread
+    (``request_threads.OneHopHandler``): a look without ``since`` (every mover's, before its
+    move) answers there; a poll is the async view, as before."""
+    if request.GET.get("since") is not None:
+        return async_to_sync(table)(request, match_id)
+    try:
+        _user, data = _first_look(request, match_id, request.GET.get("invite"))
+    except ApiError as failure:
+        return error(failure.message, failure.status)
+    return JsonResponse(data)
+
+
+setattr(table, request_threads.IN_REQUEST_THREAD, _table_in_thread)
+
+
+async def _poll(
+    request: HttpRequest, match_id: int, user: Any, invite: str | None, since: int, data: dict
+) -> JsonResponse:
+    """The rest of a poll whose first look found nothing newer than ``since``: wait."""
     await sync_to_async(_close_connection)()
     caller = _caller_key(request, user)
     if not await sync_to_async(limits.take)("poll", caller, POLLS_PER_CALLER, _POLL_HOLD):

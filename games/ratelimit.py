@@ -18,7 +18,8 @@ import contextlib
 import ipaddress
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache as memoise
 from typing import Any
 
@@ -38,8 +39,13 @@ def clock() -> float:
 
 
 def allow_move(user_id: int) -> bool:
+    return allow(*move_limit(user_id))
+
+
+def move_limit(user_id: int) -> tuple[str, int, float]:
+    """The key, limit and window of a player's moves (``allow_move``)."""
     limit, window = MOVES_PER_WINDOW
-    return allow(f"moves:{user_id}", limit, window)
+    return f"moves:{user_id}", limit, window
 
 
 def allow(key: str, limit: int, window_seconds: float) -> bool:
@@ -93,6 +99,68 @@ def full_reading(key: str, limit: int, window_seconds: float, other: str) -> tup
     return sum(found.values()) >= limit, value
 
 
+@dataclass(frozen=True)
+class Limit:
+    """``limit`` hits of ``key`` per ``window`` seconds (what ``allow`` takes)."""
+
+    key: str
+    limit: int
+    window: float
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What ``check`` found: whether the read counter is at its limit, the other key's value,
+    and whether the hits were counted, and then which limit refused its hit (None: none did)."""
+
+    full: bool
+    value: Any
+    counted: bool
+    refused: int | None = None
+
+
+def check(read: Limit, other: str, expected: Any, hits: Sequence[Limit] = ()) -> Reading:
+    """``full(read…)`` and the cache's value for ``other``, and, only if that value is
+    ``expected`` (and ``read`` is not full), a hit counted for each of ``hits`` in turn as
+    ``allow`` counts it, up to the first that refuses it. One round trip to Redis for what would
+    be one to three: a request's token check (``read``: its address's unknown tokens; ``other``:
+    the tokens' generation) and its rate limits, when the token is one the process remembers."""
+    backend = caches["default"]
+    if isinstance(backend, ForgivingRedisCache):
+        prefix, first, slots = _slot_span(read.key, read.window)
+        full_now, value, refused, counted = backend.check(
+            (prefix, first, slots, read.limit), other, expected, _counters(hits)
+        )
+        return Reading(full_now, value, counted, refused)
+    full_now, value = full_reading(read.key, read.limit, read.window, other)
+    if full_now or value is None or value != expected:
+        return Reading(full_now, value, counted=False)
+    return Reading(full_now, value, counted=True, refused=first_refused(hits))
+
+
+def first_refused(hits: Sequence[Limit]) -> int | None:
+    """Count a hit for each limit in turn (``allow``) up to the first that refuses it: its
+    position, or None when all let theirs through (one round trip to Redis for them all)."""
+    backend = caches["default"]
+    if isinstance(backend, ForgivingRedisCache):
+        return backend.count_hits(_counters(hits))
+    for position, hit in enumerate(hits):
+        if not allow(hit.key, hit.limit, hit.window):
+            return position
+    return None
+
+
+def _counters(hits: Sequence[Limit]) -> list[tuple[str, int, int, int, int]]:
+    return [(*_slot_span(hit.key, hit.window), hit.limit, _lifetime(hit.window)) for hit in hits]
+
+
+def _slot_span(key: str, window_seconds: float) -> tuple[str, int, int]:
+    """``_slot_keys`` as (the keys' common prefix, the oldest slot's number, how many slots):
+    slot n's key is the prefix followed by n."""
+    now = _slot_number(window_seconds)
+    return f"rl:{key}:{window_seconds}:", now - SLOTS, SLOTS + 1
+
+
 def seconds_until_free(key: str, limit: int, window_seconds: float) -> float:
     """How long until ``key`` may hit again: when enough of its oldest slots have left the
     window (0 when it may hit now)."""
@@ -115,8 +183,8 @@ def _slot_number(window_seconds: float) -> int:
 
 def _slot_keys(key: str, window_seconds: float) -> list[str]:
     """The cache keys of the window's slots, oldest first, the current slot last."""
-    now = _slot_number(window_seconds)
-    return [f"rl:{key}:{window_seconds}:{n}" for n in range(now - SLOTS, now + 1)]
+    prefix, first, slots = _slot_span(key, window_seconds)
+    return [f"{prefix}{n}" for n in range(first, first + slots)]
 
 
 def _total(slots: Iterable[str]) -> int:

@@ -23,7 +23,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import notify
+from . import notify, rows
 from .engines import CHANCE, Engine, IllegalMove, get_engine
 from .engines.base import competition_ranks
 from .models import Invitation, Match, Move, Seat
@@ -161,14 +161,27 @@ def lobby_tables(user: AbstractBaseUser | None) -> QuerySet[Match]:
 
 def _locked(match_id: int, with_seats: bool = False) -> Match:
     """The match row, locked. ``with_seats``: its seats (with their players) read at once and
-    kept, for a change that adds or removes no seat (``match.seats.all()`` then costs no query)."""
-    query = Match.objects.select_for_update()
-    if with_seats:
-        query = query.prefetch_related(seats_with_players())
+    kept, for a change that adds or removes no seat (``match.seats.all()`` then costs no query;
+    the statements are built once, ``games.rows``)."""
     try:
-        return query.get(pk=match_id)
+        if with_seats:
+            match = rows.match_with_seats(match_id, lock=True)
+            if match is not None:
+                return match
+        else:
+            return Match.objects.select_for_update().get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
-        raise NotFound(_("There is no such table.")) from None
+        pass
+    raise NotFound(_("There is no such table."))
+
+
+def read_table(match_id: int) -> Match | None:
+    """The match with its seats and their players, unlocked (what a look at a table reads), or
+    None if there is none."""
+    try:
+        return rows.match_with_seats(match_id)
+    except (ValueError, TypeError):
+        return None
 
 
 def seats_with_players() -> Prefetch:
@@ -576,7 +589,7 @@ def _save_moves(match: Match) -> None:
     """Write the moves applied since the match was last saved."""
     moves = _unsaved_moves(match)
     if moves:
-        Move.objects.bulk_create(moves)
+        rows.insert_moves(moves)
         moves.clear()
 
 
@@ -806,7 +819,7 @@ def end_match(match: Match, status: str, reason: str) -> None:
     match.deadline = None
     match.step, match.step_version = "", None
     _save_moves(match)
-    match.save()
+    rows.save_match(match)
     match_ended.send(sender=Match, match=match)
     notify.after_commit(match, lobby=True)
 
@@ -853,7 +866,7 @@ def _changed(match: Match, lobby: bool = False) -> None:
         if _worker_bot_due(match, engine, {seat.index: seat for seat in match.seats.all()}):
             match.deadline = timezone.now()
     _save_moves(match)
-    match.save()
+    rows.save_match(match)
     notify.after_commit(match, lobby=lobby)
 
 

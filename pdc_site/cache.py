@@ -65,6 +65,58 @@ return total
 """
 
 
+#: A request's limits in one script (``ForgivingRedisCache.check``). A counter is the slots of a
+#: sliding window: keys ``prefix .. n`` for n from ``first`` to ``first + slots - 1`` (the current
+#: one last), built here rather than sent one by one (sending forty keys cost more than the
+#: script). ARGV: the counter to read (prefix, first, slots, limit; no prefix: none); a key to
+#: read (or ""); whether its value must be the next argument for any hit to be counted ("1"/"0");
+#: that value; how many counters to count a hit in, then for each: prefix, first, slots, limit,
+#: the current slot's lifetime if new. The answer: {the read counter at its limit (1/0), the key's
+#: value (or ""), the position of the counter that refused its hit (its hit given back, the ones
+#: after it not counted), or the number of counters when none refused, or -1 when nothing was
+#: counted}. (The keys are not declared in KEYS: this needs one Redis server, not a cluster.)
+CHECK = """
+local function total(prefix, first, slots)
+  local sum = 0
+  for n = first, first + slots - 1 do
+    sum = sum + (tonumber(redis.call('GET', prefix .. string.format('%d', n))) or 0)
+  end
+  return sum
+end
+local read_prefix, read_first = ARGV[1], tonumber(ARGV[2])
+local read_slots, read_limit = tonumber(ARGV[3]), tonumber(ARGV[4])
+local other, compare, expected = ARGV[5], ARGV[6] == '1', ARGV[7]
+local counters = tonumber(ARGV[8])
+local value = ''
+if other ~= '' then
+  value = redis.call('GET', other) or ''
+end
+if read_prefix ~= '' and total(read_prefix, read_first, read_slots) >= read_limit then
+  return {1, value, -1}
+end
+if compare and (value == '' or value ~= expected) then
+  return {0, value, -1}
+end
+local a = 9
+for c = 1, counters do
+  local prefix, first, slots = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local limit, lifetime = tonumber(ARGV[a + 3]), ARGV[a + 4]
+  a = a + 5
+  local current = prefix .. string.format('%d', first + slots - 1)
+  redis.call('SET', current, 0, 'EX', lifetime, 'NX')
+  redis.call('INCR', current)
+  if total(prefix, first, slots) > limit then
+    redis.call('DECR', current)
+    return {0, value, c - 1}
+  end
+end
+return {0, value, counters}
+"""
+
+#: A counter for ``check``: (key prefix, first slot, slots, limit, lifetime of a new slot).
+Counter = tuple[str, int, int, int, int]
+
+
 class ForgivingRedisCache(RedisCache):
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
         super().__init__(server, params)
@@ -83,11 +135,64 @@ class ForgivingRedisCache(RedisCache):
             return 0
 
     def _count_hit_script(self) -> Any:
-        script = vars(self).get("_count_hit")
+        return self._script("_count_hit", COUNT_HIT)
+
+    def _script(self, name: str, source: str) -> Any:
+        script = vars(self).get(name)
         if script is None:
             client = self._cache.get_client(None, write=True)
-            script = self.__dict__["_count_hit"] = client.register_script(COUNT_HIT)
+            script = self.__dict__[name] = client.register_script(source)
         return script
+
+    def check(
+        self,
+        read: tuple[str, int, int, int],
+        other: str,
+        expected: Any,
+        counters: list[Counter],
+    ) -> tuple[bool, Any, int | None, bool]:
+        """One round trip for a request's limits (``ratelimit.check``): whether the counter
+        ``read`` (key prefix, first slot, slots, limit) is at its limit; the value of the key
+        ``other``; and, only if that value is ``expected`` and the counter is not at its limit, a
+        hit counted in each of ``counters`` in turn, up to the first that refuses it (its hit
+        given back). Answers (at the limit, the value or None, the position of the counter that
+        refused or None, whether the hits were counted). While Redis is away: (False, None, None,
+        False), as the separate reads and counts would have found."""
+        prefix, first, slots, limit = read
+        head = [self.make_key(prefix), first, slots, limit, self.make_key(other), 1]
+        head.append(self._cache._serializer.dumps(expected))
+        answer = self._run_check("check", head, counters)
+        if answer is None:
+            return False, None, None, False
+        full, value, refused = answer
+        found = self._cache._serializer.loads(value) if value else None
+        return bool(full), found, *self._refused(refused, counters)
+
+    def count_hits(self, counters: list[Counter]) -> int | None:
+        """A hit counted in each of ``counters`` in turn (as ``count_hit``), up to the first that
+        refuses it (its hit given back): its position, or None when none did (also while Redis is
+        away: limits pause then). One round trip."""
+        answer = self._run_check("count_hits", ["", 0, 0, 0, "", 0, ""], counters)
+        if answer is None:
+            return None
+        return self._refused(answer[2], counters)[0]
+
+    def _run_check(self, operation: str, head: list[Any], counters: list[Counter]) -> Any:
+        args = [*head, len(counters)]
+        for prefix, first, slots, limit, lifetime in counters:
+            # The key of slot n is the cache's key for ``prefix`` + n (its default key function).
+            args.extend((self.make_key(prefix), first, slots, limit, lifetime))
+        try:
+            return self._script("_check", CHECK)(keys=[], args=args)
+        except RedisError as error:
+            _away(operation, error)
+            return None
+
+    @staticmethod
+    def _refused(answer: Any, counters: list) -> tuple[int | None, bool]:
+        """(the position of the counter that refused, or None; whether hits were counted)."""
+        position = int(answer)
+        return (position if 0 <= position < len(counters) else None), position >= 0
 
     def add(
         self, key: str, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None

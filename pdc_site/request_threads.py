@@ -22,6 +22,10 @@ from django.http import HttpRequest, HttpResponseBase
 
 #: Threads kept for the next requests once their request has ended.
 KEEP = 32
+#: The attribute by which an async view names its synchronous twin, which ``OneHopHandler``
+#: calls instead, in the request's thread: for a view that may wait (a long poll) but most often
+#: answers at once, which then costs no trip to the event loop and back.
+IN_REQUEST_THREAD = "in_request_thread"
 
 
 class RequestThreads:
@@ -53,7 +57,21 @@ class RequestThreads:
             thread.shutdown(wait=False)
 
 
-class OneHopHandler(ASGIHandler):
+class SyncTwins:
+    """A handler mixin for handlers that run views in the request's thread: a view that names a
+    synchronous twin (``IN_REQUEST_THREAD``) is answered by the twin. Called from the chain in
+    the request's thread, an async view costs two trips to the event loop and back (to run it,
+    and for its own look at the database)."""
+
+    def resolve_request(self, request: HttpRequest) -> Any:
+        match = super().resolve_request(request)
+        twin = getattr(match.func, IN_REQUEST_THREAD, None)
+        if twin is not None:
+            match.func = twin
+        return match
+
+
+class OneHopHandler(SyncTwins, ASGIHandler):
     """Django's ASGI handler, with the middleware chain run as one synchronous call.
 
     Under ASGI Django runs its middleware in async mode, and each of the site's middleware (all
@@ -61,7 +79,8 @@ class OneHopHandler(ASGIHandler):
     back for its ``process_request`` and again for its ``process_response``: about twenty hops
     a request, each a wake-up of the event loop that every socket of the process shares. Here
     the whole chain and the view run in one hop, as under WSGI; an async view (the long poll)
-    runs on the event loop from there, as Django runs async views under WSGI."""
+    runs on the event loop from there, as Django runs async views under WSGI, unless it has a
+    synchronous twin (``IN_REQUEST_THREAD``)."""
 
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)

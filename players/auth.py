@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -59,7 +60,21 @@ def _csrf_failure(request: HttpRequest) -> bool:
     return check.process_view(request, None, (), {}) is not None
 
 
-def _token_user(raw: str, address: str):
+#: What a request counts against its limits once its caller is known: ``(user) -> limits``.
+LimitsOf = Callable[[Any], Sequence[ratelimit.Limit]]
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling, and, when the token check counted them already, the position of the
+    first of the request's limits that refused its hit (``refused``; None: none did)."""
+
+    user: Any
+    counted: bool = False
+    refused: int | None = None
+
+
+def _token_user(raw: str, address: str, limits: LimitsOf = lambda user: ()) -> Caller:
     """The token's user. Unknown tokens are counted per address; past the limit the address is
     refused before any lookup, so a script guessing tokens (or stuck on a revoked one) costs
     no more queries.
@@ -69,19 +84,30 @@ def _token_user(raw: str, address: str):
     one it was found under: revoking a token, or any change of a user, sets a new generation
     (``tokens_changed``), so that the next request on every process looks it up again. The
     generation is read in the same round trip as the failures; while the cache is away there is
-    none, and every request looks its token up."""
+    none, and every request looks its token up.
+
+    For a token it remembers, the same round trip counts the request's hits against
+    ``limits(user)`` (its rate limits), counted only if the generation is still the one the
+    token was found under: the answer says so (``Caller.counted``), and otherwise the caller
+    counts them once it knows who is calling."""
     key = f"token-failures:{address}"
-    full, generation = ratelimit.full_reading(key, *TOKEN_FAILURES_PER_WINDOW, GENERATION_KEY)
-    if full:
-        raise ApiAuthError(_("Too many unknown tokens from your address: try again later."), 429)
     key_hash = hash_token(raw)
     remembering = settings.API_TOKEN_CACHE
+    known = _known.get(key_hash) if remembering else None
+    reading = ratelimit.check(
+        ratelimit.Limit(key, *TOKEN_FAILURES_PER_WINDOW),
+        GENERATION_KEY,
+        known.generation if known else None,
+        limits(known.user) if known else (),
+    )
+    if reading.full:
+        raise ApiAuthError(_("Too many unknown tokens from your address: try again later."), 429)
+    generation = reading.value
     if remembering:
-        known = _known.get(key_hash)
         if known is not None and generation is not None and known.generation == generation:
             _note_use(known)
             # A copy: a request may set attributes on its user; the next one starts afresh.
-            return copy.copy(known.user)
+            return Caller(copy.copy(known.user), reading.counted, reading.refused)
         if generation is None:
             generation = _new_generation(only_if_none=True)
     token = ApiToken.find(key_hash)
@@ -94,7 +120,7 @@ def _token_user(raw: str, address: str):
             _known.clear()
         _known[key_hash] = found
     _note_use(found)
-    return copy.copy(token.user) if remembering else token.user
+    return Caller(copy.copy(token.user) if remembering else token.user)
 
 
 def _note_use(known: _Known) -> None:
@@ -133,12 +159,18 @@ def user_changed(update_fields: Any = None, **signal: Any) -> None:
 
 def api_user(request: HttpRequest):
     """The caller; raises ApiAuthError for a bad token or a session request without CSRF."""
+    return api_caller(request).user
+
+
+def api_caller(request: HttpRequest, limits: LimitsOf = lambda user: ()) -> Caller:
+    """``api_user``, and the request's hits against ``limits(user)`` when they could be counted
+    in the same round trip as the token check (a token this process remembers)."""
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _sep, raw = header.partition(" ")
         if scheme.lower() != "bearer" or not raw.strip():
             raise ApiAuthError(_("Send your token as 'Authorization: Bearer <token>'."), 401)
-        return _token_user(raw.strip(), ratelimit.client_address(request))
+        return _token_user(raw.strip(), ratelimit.client_address(request), limits)
     user = getattr(request, "user", None) or AnonymousUser()
     if (
         user.is_authenticated
@@ -146,4 +178,4 @@ def api_user(request: HttpRequest):
         and _csrf_failure(request)
     ):
         raise ApiAuthError(_("A browser session must send the CSRF token (X-CSRFToken)."), 403)
-    return user
+    return Caller(user)

@@ -7,13 +7,17 @@ import json
 import random
 
 import pytest
+import redis
+from django.conf import settings as settings_module
 from django.contrib.admin.sites import site as admin_site
 from django.db import connection
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 
+from games import api, ratelimit
 from games.engines import get_engine
 from games.models import Match
+from pdc_site import gate
 from players import auth
 from players.admin import ApiTokenAdmin
 from players.models import ApiToken
@@ -22,14 +26,14 @@ from .factories import make_user, started_table
 
 pytestmark = pytest.mark.django_db
 
-#: A move that does not end the match: the token, the locked match, its seats (with their
-#: players), one insert of its moves, one update of the match.
-POST_QUERIES = 5
+#: A move that does not end the match: the token, the locked match with its seats and their
+#: players (one query), one insert of its moves, one update of the match.
+POST_QUERIES = 4
 #: The same with the token remembered by the process.
-POST_QUERIES_TOKEN_KNOWN = 4
-#: The table: the token, the match, its seats with their players.
-GET_QUERIES = 3
-GET_QUERIES_TOKEN_KNOWN = 2
+POST_QUERIES_TOKEN_KNOWN = 3
+#: The table: the token, the match with its seats and their players.
+GET_QUERIES = 2
+GET_QUERIES_TOKEN_KNOWN = 1
 
 
 @pytest.fixture
@@ -194,3 +198,101 @@ def test_without_the_shared_generation_every_request_looks_its_token_up(tokens_r
     cache.delete(auth.GENERATION_KEY)
     ApiToken.objects.filter(pk=token.pk).update(revoked_at=token.created_at)
     assert client.get("/api/tables", **headers).status_code == 401
+
+
+# --- the limits of a request in one round trip ----------------------------------------------------
+def moves_counted(user) -> int:
+    """The hits counted against ``user``'s moves' limit in its window."""
+    key, _limit, window = ratelimit.move_limit(user.pk)
+    return next(n for n in range(100) if not ratelimit.full(key, n + 1, window))
+
+
+def calls_counted(user) -> int:
+    return next(n for n in range(100) if not ratelimit.full(f"api:user:{user.pk}", n + 1, 60))
+
+
+@pytest.fixture(params=["remembered", "looked up"])
+def token_kind(request, settings):
+    """Both ways a token's hits are counted: with the token check (a token the process
+    remembers) and after it."""
+    settings.API_TOKEN_CACHE = request.param == "remembered"
+    auth._known.clear()
+    yield request.param
+    auth._known.clear()
+
+
+def a_stale_move(client: Client, match: Match, headers: dict):
+    """A move of the right shape on a version that is gone: counted, then refused (409)."""
+    return post_move(client, match.pk, match.version + 5, {"take": 0, "eat": []}, headers)
+
+
+def the_mover(match: Match, users: list) -> tuple[object, dict]:
+    seat = get_engine(match.game).to_move(match.state)[0]
+    return users[seat], headers_for(users)[seat]
+
+
+def test_a_move_past_the_moves_limit_is_refused_and_given_back(token_kind, monkeypatch):
+    monkeypatch.setattr(ratelimit, "MOVES_PER_WINDOW", (2, 10))
+    match, users = started_table(players=3)
+    client, (user, headers) = Client(), the_mover(match, users)
+    codes = [a_stale_move(client, match, headers).status_code for _ in range(4)]
+    assert codes == [409, 409, 429, 429]
+    answer = a_stale_move(client, match, headers).json()
+    assert answer == {"error": "Too many moves: slow down."}
+    assert moves_counted(user) == 2
+    assert calls_counted(user) == 5
+
+
+def test_a_call_past_the_calls_limit_counts_no_move(token_kind, monkeypatch):
+    monkeypatch.setattr(api, "CALLS_PER_WINDOW", (3, 60))
+    match, users = started_table(players=3)
+    client, (user, headers) = Client(), the_mover(match, users)
+    assert client.get("/api/games", **headers).status_code == 200
+    codes = [a_stale_move(client, match, headers).status_code for _ in range(3)]
+    assert codes == [409, 409, 429]
+    assert a_stale_move(client, match, headers).json() == {
+        "error": "Too many requests: slow down and try again in a minute."
+    }
+    assert (calls_counted(user), moves_counted(user)) == (3, 2)
+
+
+def test_a_body_that_is_no_move_counts_no_move(token_kind):
+    match, users = started_table(players=3)
+    client, (user, headers) = Client(), the_mover(match, users)
+    bodies = [{"move": {"take": 0}}, {"version": 1, "move": {}, "extra": 1}, [1, 2]]
+    for body in bodies:
+        answer = client.post(
+            f"/api/tables/{match.pk}/moves", body, content_type="application/json", **headers
+        )
+        assert answer.status_code == 400
+    too_big = "x" * (gate.max_body_bytes() + 1)
+    answer = client.post(
+        f"/api/tables/{match.pk}/moves", too_big, content_type="application/json", **headers
+    )
+    assert answer.status_code == 400
+    assert moves_counted(user) == 0
+
+
+@pytest.mark.skipif(not settings_module.REDIS_URL, reason="needs Redis: set REDIS_URL")
+def test_a_remembered_tokens_move_checks_its_token_and_limits_in_one_round_trip(
+    tokens_remembered, monkeypatch
+):
+    match, users = started_table(players=3)
+    engine = get_engine(match.game)
+    seat = engine.to_move(match.state)[0]
+    client, headers = Client(), headers_for(users)[seat]
+    assert client.get("/api/games", **headers).status_code == 200  # now remembered
+    sent = []
+    command = redis.Redis.execute_command
+
+    def counted(self, *args, **kwargs):
+        sent.append(args[0])
+        return command(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.Redis, "execute_command", counted)
+    move = engine.random_move(match.state, seat, random.Random(1))
+    assert post_move(client, match.pk, match.version, move, headers).status_code == 200
+    assert sent == ["EVALSHA"]
+    sent.clear()
+    assert client.get(f"/api/tables/{match.pk}", **headers).status_code == 200
+    assert sent == ["EVALSHA"]

@@ -71,7 +71,9 @@ async def get(application, path: str) -> dict:
 
     communicator = HttpCommunicator(application, "GET", path, headers=[(b"host", b"localhost")])
     communicator.scope["server"] = ("localhost", 80)
-    return await communicator.get_response()
+    # A first request loads the middleware and connects: more than the default second at a load
+    # average of 20 (the answer, not the time, is what these tests check).
+    return await communicator.get_response(timeout=15)
 
 
 @pytest.mark.django_db
@@ -104,3 +106,76 @@ async def test_an_async_view_still_answers_through_the_one_hop_chain():
 
     response = await get(application, "/api/tables/999999")
     assert response["status"] == 404 and b"error" in response["body"]
+
+
+@pytest.fixture
+def site_app():
+    """The site's HTTP application (as in pdc_site.asgi), with threads of its own that are
+    closed afterwards with their database connections (a connection left open in a lent thread
+    would hold the test database for the next test)."""
+    from django.db import connection
+
+    from pdc_site.request_threads import OneHopHandler
+
+    app = RequestThreads(OneHopHandler())
+    yield app
+    for thread in app.idle:
+        thread.submit(lambda: connection.close()).result()
+        thread.shutdown()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_look_at_a_table_answers_in_the_requests_thread_as_the_async_view_does(
+    monkeypatch, site_app
+):
+    """Through the site's handler ``GET /api/tables/<id>`` without ``since`` is answered by the
+    view's synchronous twin (request_threads.IN_REQUEST_THREAD): no trip to the event loop and
+    back, and the same answer as the async view gives (Django's own handler)."""
+    import json
+
+    from asgiref.sync import AsyncToSync, SyncToAsync
+    from django.test import AsyncClient
+
+    from .factories import started_table
+
+    match, _users = await sync_to_async(started_table)(players=3)
+    path = f"/api/tables/{match.pk}"
+    by_the_async_view = (await AsyncClient().get(path)).json()
+    hops = []
+    to_thread, to_loop = SyncToAsync.__call__, AsyncToSync.__call__
+
+    async def counted_to_thread(self, *args, **kwargs):
+        hops.append(self.func)
+        return await to_thread(self, *args, **kwargs)
+
+    def counted_to_loop(self, *args, **kwargs):
+        hops.append(self.awaitable)
+        return to_loop(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counted_to_thread)
+    monkeypatch.setattr(AsyncToSync, "__call__", counted_to_loop)
+    response = await get(site_app, path)
+    assert response["status"] == 200
+    assert json.loads(response["body"]) == by_the_async_view
+    assert len(hops) <= 3, hops
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_poll_through_the_one_hop_chain_still_waits_for_the_next_version(site_app):
+    from games import limits, services
+    from games.engines import get_engine
+
+    from .factories import started_table
+
+    match, users = await sync_to_async(started_table)(players=2)
+    poll = asyncio.ensure_future(get(site_app, f"/api/tables/{match.pk}?since={match.version}"))
+    for _ in range(500):  # until it waits (it holds its place among its caller's polls)
+        if limits.held("poll", "ip:?") == 1:
+            break
+        await asyncio.sleep(0.01)
+    assert limits.held("poll", "ip:?") == 1 and not poll.done()
+    chef = get_engine(match.game).to_move(match.state)[0]
+    await sync_to_async(services.play)(match.pk, users[chef], {"cut": [0, 6]}, match.version)
+    response = await asyncio.wait_for(poll, 20)
+    assert response["status"] == 200
+    assert b'"version": %d' % (match.version + 1) in response["body"]

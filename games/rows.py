@@ -1,0 +1,256 @@
+"""The statements of a move, built once per process and database, then run with new parameters.
+
+A move's request reads the match (locked) and its seats with their players, inserts its moves and
+updates the match. Through the ORM each of these statements was compiled anew on every call, and
+the compiling (with ``prefetch_related``'s machinery) was half of a move's CPU in a profile
+(``bench/bench_move_request.py --profile``). Here each statement is written once from the models'
+own fields: their columns, and their conversions to and from the database (JSON, dates on SQLite),
+so values are read and written exactly as the ORM would. What a read gives back are the model
+instances the ORM makes, with the same caches filled: the seats as ``prefetch_related("seats")``
+leaves them on the match (``match.seats.all()`` costs no query, ``match.seats.filter(…)`` still
+asks the database about this match only), each seat's player as ``select_related("user")`` does.
+
+Only ``games.services`` changes a match; it calls these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import connections, router
+from django.db.models import Model
+from django.db.models.signals import post_save, pre_save
+
+from .models import Match, Move, Seat
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """A model's concrete fields as a statement names them, with what turns a value read back
+    into the field's Python value."""
+
+    model: type[Model]
+    fields: tuple[Any, ...]
+    attnames: tuple[str, ...]
+    sql: str
+    #: (position, converters, column) for each field whose value needs converting.
+    converters: tuple[tuple[int, tuple[Callable, ...], Any], ...]
+
+    def instance(self, alias: str, values: Sequence[Any], connection: Any) -> Model:
+        values = list(values)
+        for position, converters, column in self.converters:
+            value = values[position]
+            for convert in converters:
+                value = convert(value, column, connection)
+            values[position] = value
+        return self.model.from_db(alias, self.attnames, values)
+
+
+def _columns(model: type[Model], connection: Any) -> _Columns:
+    quote = connection.ops.quote_name
+    table = model._meta.db_table
+    fields = tuple(model._meta.concrete_fields)
+    converters = []
+    for position, field in enumerate(fields):
+        column = field.get_col(table)
+        found = tuple(connection.ops.get_db_converters(column)) + tuple(
+            column.get_db_converters(connection)
+        )
+        if found:
+            converters.append((position, found, column))
+    return _Columns(
+        model=model,
+        fields=fields,
+        attnames=tuple(f.attname for f in fields),
+        sql=", ".join(f"{quote(table)}.{quote(f.column)}" for f in fields),
+        converters=tuple(converters),
+    )
+
+
+@dataclass(frozen=True)
+class _Statements:
+    match: _Columns
+    seat: _Columns
+    user: _Columns
+    #: The match, its seats and their players, in one statement (``%s``: the match's key).
+    select: str
+    select_locked: str
+    #: ``INSERT … VALUES`` without its rows, and one row's placeholders.
+    insert_move: str
+    move_row: str
+    move_fields: tuple[Any, ...]
+    update_match: str
+    update_fields: tuple[Any, ...]
+    #: The numbers a match's primary key can hold in this database.
+    pk_range: tuple[int, int]
+
+
+@cache
+def _statements(alias: str, vendor: str) -> _Statements:
+    """The statements for the database ``alias`` (one per process; ``vendor`` keys a test that
+    points the alias at another kind of database)."""
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    user_model = get_user_model()
+    match, seat, user = (_columns(m, connection) for m in (Match, Seat, user_model))
+    match_table, seat_table = quote(Match._meta.db_table), quote(Seat._meta.db_table)
+    user_table = quote(user_model._meta.db_table)
+    match_pk = f"{match_table}.{quote(Match._meta.pk.column)}"
+    seat_user = Seat._meta.get_field("user")
+    seat_match = Seat._meta.get_field("match")
+    order = ", ".join(
+        f"{seat_table}.{quote(Seat._meta.get_field(name.lstrip('-')).column)}"
+        + (" DESC" if name.startswith("-") else " ASC")
+        for name in Seat._meta.ordering
+    )
+    # One statement: the match on every row (once per seat; the rows past the first are not
+    # converted), its seats and their players joined to it; a match without seats is one row
+    # with NULLs for them.
+    select = (
+        f"SELECT {match.sql}, {seat.sql}, {user.sql} FROM {match_table} "
+        f"LEFT OUTER JOIN {seat_table} "
+        f"ON ({seat_table}.{quote(seat_match.column)} = {match_pk}) "
+        f"LEFT OUTER JOIN {user_table} "
+        f"ON ({seat_table}.{quote(seat_user.column)} = "
+        f"{user_table}.{quote(user_model._meta.pk.column)}) "
+        f"WHERE {match_pk} = %s ORDER BY {order}"
+    )
+    locked = select
+    if connection.features.has_select_for_update:
+        # Only the match row is locked, as ``select_for_update()`` on the match alone does.
+        locked += (
+            f" FOR UPDATE OF {match_table}"
+            if connection.features.has_select_for_update_of
+            else " FOR UPDATE"
+        )
+    move_fields = tuple(f for f in Move._meta.concrete_fields if not f.primary_key)
+    insert_move = (
+        f"INSERT INTO {quote(Move._meta.db_table)} "
+        f"({', '.join(quote(f.column) for f in move_fields)}) VALUES "
+    )
+    update_fields = tuple(f for f in Match._meta.concrete_fields if not f.primary_key)
+    update_match = (
+        f"UPDATE {match_table} SET "
+        + ", ".join(f"{quote(f.column)} = %s" for f in update_fields)
+        + f" WHERE {match_table}.{quote(Match._meta.pk.column)} = %s"
+    )
+    return _Statements(
+        match=match,
+        seat=seat,
+        user=user,
+        select=select,
+        select_locked=locked,
+        insert_move=insert_move,
+        move_row="(" + ", ".join(["%s"] * len(move_fields)) + ")",
+        move_fields=move_fields,
+        update_match=update_match,
+        update_fields=update_fields,
+        pk_range=_range(connection, Match._meta.pk),
+    )
+
+
+def _range(connection: Any, field: Any) -> tuple[float, float]:
+    low, high = connection.ops.integer_field_range(field.get_internal_type())
+    return (float("-inf") if low is None else low, float("inf") if high is None else high)
+
+
+def _for(alias: str) -> tuple[Any, _Statements]:
+    connection = connections[alias]
+    return connection, _statements(alias, connection.vendor)
+
+
+def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
+    """The match ``match_id`` with its seats and their players (one query), or None if there is
+    none. ``lock``: the match row is locked until the transaction ends (``select_for_update``).
+    A ``match_id`` that is no number raises ValueError or TypeError, as with the ORM."""
+    pk = Match._meta.pk.get_prep_value(match_id)
+    alias = router.db_for_write(Match) if lock else router.db_for_read(Match)
+    connection, statements = _for(alias)
+    if not statements.pk_range[0] <= pk <= statements.pk_range[1]:
+        return None  # no row has it (the ORM finds none either, rather than overflow)
+    with connection.cursor() as cursor:
+        cursor.execute(statements.select_locked if lock else statements.select, [pk])
+        found = cursor.fetchall()
+    if not found:
+        return None
+    match_width = len(statements.match.fields)
+    match = statements.match.instance(alias, found[0][:match_width], connection)
+    seat_pk = match_width + statements.seat.fields.index(Seat._meta.pk)
+    seats = [
+        _seat(statements, alias, match, row[match_width:], connection)
+        for row in found
+        if row[seat_pk] is not None
+    ]
+    _keep_seats(match, seats)
+    return match
+
+
+def _seat(statements: _Statements, alias: str, match: Match, row: Sequence[Any], connection: Any):
+    width = len(statements.seat.fields)
+    seat = statements.seat.instance(alias, row[:width], connection)
+    player = None
+    if seat.user_id is not None:
+        player = statements.user.instance(alias, row[width:], connection)
+    # What ``select_related("user")`` and the prefetch of ``match.seats`` leave on a seat.
+    Seat._meta.get_field("user").set_cached_value(seat, player)
+    Seat._meta.get_field("match").set_cached_value(seat, match)
+    return seat
+
+
+def _keep_seats(match: Match, seats: list[Seat]) -> None:
+    """``match.seats.all()`` from now on gives ``seats`` without a query, as after
+    ``prefetch_related("seats")``: the manager's own queryset (filtered on this match, so a
+    further ``filter`` asks about this match only), with its result already there."""
+    queryset = match.seats.all()
+    queryset._result_cache = seats
+    queryset._prefetch_done = True
+    cache_name = Seat._meta.get_field("match").remote_field.cache_name
+    vars(match).setdefault("_prefetched_objects_cache", {})[cache_name] = queryset
+
+
+def insert_moves(moves: Sequence[Move]) -> None:
+    """``Move.objects.bulk_create(moves)`` in one statement; the moves get no primary key back
+    (nothing reads them after they are written)."""
+    if not moves:
+        return
+    alias = router.db_for_write(Move)
+    connection, statements = _for(alias)
+    params: list[Any] = []
+    for move in moves:
+        params.extend(
+            field.get_db_prep_save(field.pre_save(move, True), connection)
+            for field in statements.move_fields
+        )
+    sql = statements.insert_move + ", ".join([statements.move_row] * len(moves))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+    for move in moves:
+        move._state.adding = False
+        move._state.db = alias
+
+
+def save_match(match: Match) -> None:
+    """``match.save()`` for a match read from the database: every field written, in one
+    statement built once. With a ``pre_save`` or ``post_save`` receiver for matches (none today)
+    it is ``match.save()`` itself, so that they still hear of it."""
+    if match._state.adding or pre_save.has_listeners(Match) or post_save.has_listeners(Match):
+        match.save()
+        return
+    alias = router.db_for_write(Match, instance=match)
+    connection, statements = _for(alias)
+    params = [
+        field.get_db_prep_save(field.pre_save(match, False), connection)
+        for field in statements.update_fields
+    ]
+    params.append(match.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(statements.update_match, params)
+        updated = cursor.rowcount
+    if updated == 0:
+        match.save()  # the row is gone: what the ORM's save() does then (it inserts it again)
+        return
+    match._state.db = alias
