@@ -23,7 +23,8 @@ bots never needed them (they weigh every pick the others could make).
 Measured with ``bench/bots.py``'s seeds and seating (seats rotated, outright wins): level 1 wins
 92% of 1,000 three-player games against two random players and 91% of 1,000 duels; level 2 92%
 and 92% of 600 each, and against level 1 68% of 400 three-player games (two level 1 bots) and
-62% of 400 duels.
+62% of 400 duels. Level 3, thinking 64 playouts a move (about 800 fit in a second of an idle
+core), wins 92% of 200 three-player games against two level 2 bots and 71% of 300 duels.
 """
 
 from __future__ import annotations
