@@ -16,6 +16,9 @@ the board; states the site stores never carry them.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -96,6 +99,23 @@ _CELLS_OF_BYTE: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     )
     for k in range((len(CELLS) + 7) // 8)
 )
+
+#: The cells next to any cell of each byte value of a cell set, per byte (as ``_CELLS_OF_BYTE``):
+#: where a colour may not place, from its cells, in five lookups.
+_NEAR_OF_BYTE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        functools.reduce(operator.or_, (_NEIGHBOUR_BITS[i] for i in cells), 0) for cells in of_byte
+    )
+    for of_byte in _CELLS_OF_BYTE
+)
+#: The cumulative weights ``rng.choices`` builds from ``weights=[1 / n] * n`` (n equally likely
+#: outcomes), by n: passed ready-made, the draw is the same and nothing is summed per draw.
+_EVEN_CUMULATIVE: tuple[tuple[float, ...], ...] = tuple(
+    tuple(itertools.accumulate([1 / n] * n)) if n else () for n in range(len(CELLS) + 1)
+)
+#: A list of one seat: ``rng.choice`` among ``to_move`` when one seat moves (the draw still
+#: consumes the generator, and a lean playout must consume it alike).
+_ONE_SEAT = (0,)
 
 
 def side_of_line(cell: tuple[int, int], axis: int, n: int) -> int:
@@ -198,6 +218,18 @@ def board_bits(board: list[int | None]) -> list[int]:
     return [taken, *near, *own]
 
 
+def near_bits(own: int) -> int:
+    """The cells at distance 1 from any cell of ``own`` (a set of bits)."""
+    n0, n1, n2, n3, n4 = _NEAR_OF_BYTE
+    return (
+        n0[own & 255]
+        | n1[own >> 8 & 255]
+        | n2[own >> 16 & 255]
+        | n3[own >> 24 & 255]
+        | n4[own >> 32]
+    )
+
+
 def cells_of_bits(bits: int) -> list[int]:
     """The cells of a set of bits, in ascending order."""
     b0, b1, b2, b3, b4 = _CELLS_OF_BYTE
@@ -215,17 +247,10 @@ def placeable_cells(board: list[int | None], colour: int) -> list[int]:
     return cells_of_bits(placeable_bits(board, colour))
 
 
-def resolve_cut(
-    board: list[int | None],
-    supply: list[int],
-    lines: tuple[int, int, int],
-    own: list[int] | None = None,
-) -> tuple[list[int | None], list[int], list[int], list[int]]:
-    """Step 3 of a round: the board and supply after the cut along ``lines``, with the cells
-    whose topping was removed and the cells that were filled (both as cell indices, ascending).
-    ``own``, each colour's cells as bits, is worked out from the board unless given."""
-    if own is None:
-        own = board_bits(board)[4:]
+def cut_masks(own: list[int] | tuple[int, ...], lines: tuple[int, int, int]) -> tuple[int, ...]:
+    """What the cut along ``lines`` does to a board whose colours hold the cells ``own`` (sets of
+    bits): (cells whose topping is removed, cells colour 0 wins, 1 wins, 2 wins). A won cell is
+    refilled only while its colour has supply left, in ascending order (the caller's part)."""
     own0, own1, own2 = own
     parts = PART_BITS[lines]
     # Counts are taken once, before anything moves: safety and every part's outcome use them.
@@ -263,6 +288,21 @@ def resolve_cut(
                     won1 |= taken
             else:
                 won2 |= taken
+    return removed, won0, won1, won2
+
+
+def resolve_cut(
+    board: list[int | None],
+    supply: list[int],
+    lines: tuple[int, int, int],
+    own: list[int] | None = None,
+) -> tuple[list[int | None], list[int], list[int], list[int]]:
+    """Step 3 of a round: the board and supply after the cut along ``lines``, with the cells
+    whose topping was removed and the cells that were filled (both as cell indices, ascending).
+    ``own``, each colour's cells as bits, is worked out from the board unless given."""
+    if own is None:
+        own = board_bits(board)[4:]
+    removed, won0, won1, won2 = cut_masks(own, lines)
     if not removed:
         return list(board), list(supply), [], []
     new_board = list(board)
@@ -596,10 +636,75 @@ class PizzaParty(Engine):
         if CHANCE not in self.to_move(state):
             raise IllegalMove(gettext_noop("No chance move is due."))
         if state["phase"] == "cut":
-            return {"cut": rng.choices(FACES, weights=[1 / len(FACES)] * len(FACES))[0]}
+            return {"cut": rng.choices(FACES, cum_weights=_EVEN_CUMULATIVE[len(FACES)])[0]}
         cells = _free_cells(state, NEUTRAL)
-        cell = rng.choices(cells, weights=[1 / len(cells)] * len(cells))[0]
+        cell = rng.choices(cells, cum_weights=_EVEN_CUMULATIVE[len(cells)])[0]
         return {"place": list(CELLS[cell])}
+
+    # --- playouts ------------------------------------------------------------------------------
+    def random_playout(self, state: State, rng: random.Random) -> list[int]:
+        # The reference game (``Engine.random_playout``) on ints and sets of bits: the same draws
+        # in the same order (the seat among ``to_move``, then ``random_move`` or
+        # ``sample_chance``), with no state, move or log built on the way. Only the supplies make
+        # the scores, so the won and lost counts are not kept.
+        n = state["n"]
+        supply = list(state["supply"])
+        if state["phase"] == "over":
+            return [TOPPINGS - left for left in supply[:n]]
+        taken, *near, own0, own1, own2 = state.get(SEARCH_BITS) or board_bits(state["board"])
+        own = [own0, own1, own2]
+        round_number = state["round"]
+        if state["phase"] == "add":
+            step, picks = state["step"], [None, None, None]
+        else:
+            step, picks = COLOURS, list(state["picks"])
+        duel = n == 2
+        choice, choices = rng.choice, rng.choices
+        while True:
+            while step < COLOURS:
+                colour = (round_number + step) % COLOURS
+                free = _ALL_CELLS & ~(taken | near[colour])
+                # A colour without supply or room passes without a draw.
+                if supply[colour] and free:
+                    choice(_ONE_SEAT)
+                    cells = cells_of_bits(free)
+                    if duel and colour == NEUTRAL:
+                        cell = choices(cells, cum_weights=_EVEN_CUMULATIVE[len(cells)])[0]
+                    else:
+                        cell = choice(cells)
+                    taken |= _BIT[cell]
+                    own[colour] |= _BIT[cell]
+                    near[colour] |= _NEIGHBOUR_BITS[cell]
+                    supply[colour] -= 1
+                step += 1
+            waiting = [seat for seat in range(n) if picks[seat] is None]
+            while waiting:
+                seat = choice(waiting)
+                picks[seat] = choice(FACES)
+                waiting.remove(seat)
+            if duel:
+                choice(_ONE_SEAT)
+                picks[NEUTRAL] = choices(FACES, cum_weights=_EVEN_CUMULATIVE[len(FACES)])[0]
+            p0, p1, p2 = picks
+            lines = _LINES_OF_PICKS[round_number % COLOURS][36 * p0 + 6 * p1 + p2 - 43]
+            removed, *won = cut_masks(own, lines)
+            if removed:
+                for colour in range(COLOURS):
+                    lost = own[colour] & removed
+                    if lost:
+                        supply[colour] += lost.bit_count()
+                        own[colour] ^= lost
+                for colour in range(COLOURS):
+                    if won[colour]:
+                        filled = _lowest_cells(won[colour], supply[colour])
+                        own[colour] |= filled
+                        supply[colour] -= filled.bit_count()
+                taken = own[0] | own[1] | own[2]
+                near = [near_bits(cells) for cells in own]
+            if 0 in supply or round_number == ROUNDS - 1:
+                return [TOPPINGS - left for left in supply[:n]]
+            round_number += 1
+            step, picks = 0, [None, None, None]
 
     # --- the end -------------------------------------------------------------------------------
     def on_board(self, state: State) -> list[int]:
@@ -793,6 +898,19 @@ def _free_cells(state: State, colour: int) -> list[int]:
     if bits is None:
         return placeable_cells(state["board"], colour)
     return cells_of_bits(_ALL_CELLS & ~(bits[0] | bits[1 + colour]))
+
+
+def _lowest_cells(cells: int, count: int) -> int:
+    """The ``count`` lowest cells of a set of bits (all of them if it has no more): a colour
+    refills the cells it won in ascending order while its supply lasts."""
+    if cells.bit_count() <= count:
+        return cells
+    kept = 0
+    for _ in range(count):
+        lowest = cells & -cells
+        kept |= lowest
+        cells ^= lowest
+    return kept
 
 
 def _is_int(value: Any) -> bool:

@@ -160,5 +160,6 @@ def test_pizza_party_level_3_beats_level_2_in_duels():
     with search.budget(iterations=24):
         ranks = hero_first_ranks(PIZZA_PARTY, level_against(PIZZA_PARTY, 3, 2), 2, 16)
     above, below = duel_score(ranks)
-    # Measured: level 3 (24 playouts a move) ahead in 11 of 16 duels, behind in 5.
-    assert above >= 10 and below <= 6
+    # Measured: level 3 (24 playouts a move) ahead in 14 of 16 duels, behind in 1 (11 and 5
+    # against the level 2 that also placed for sensible players).
+    assert above >= 13 and below <= 2

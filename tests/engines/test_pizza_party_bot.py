@@ -8,8 +8,13 @@ import random
 import pytest
 
 from games.engines import CHANCE, IllegalMove
-from games.engines.pizza_party import ENGINE
-from games.engines.pizza_party_bot import MODEL_LEVEL_2, opponent_model, outcome_table
+from games.engines.pizza_party import CELLS, ENGINE
+from games.engines.pizza_party_bot import (
+    MODEL_LEVEL_2,
+    opponent_model,
+    outcome_table,
+    placement_values,
+)
 
 from .bots import (
     bot,
@@ -48,8 +53,25 @@ def test_level_1_wins_most_three_player_games_against_two_random_players():
 
 def test_level_2_beats_level_1_in_three_player_games():
     ranks = hero_first_ranks(ENGINE, level_against(ENGINE, 2, 1), 3, 30)
-    # Measured: level 2 first in 27 of 30 games against two level 1 bots (a third being even).
-    assert firsts(ranks) >= 25
+    # Measured: level 2 first in 23 of 30 games against two level 1 bots (a third being even);
+    # 27 while it also placed for sensible players, which lost it games to random players.
+    assert firsts(ranks) >= 21
+
+
+def test_level_2_wins_three_player_games_against_random_players_as_often_as_level_1():
+    ranks = hero_first_ranks(ENGINE, level_against_random(ENGINE, 2), 3, 120)
+    # Measured on these seeds: level 2 first in 110 of 120, level 1 in 111. (Level 2 placing for
+    # sensible players was first in 111 here too: the gap, 2.6 points over 1,000 games, needs
+    # more games than a test plays; the placement rule is tested below.)
+    assert firsts(ranks) >= 108
+
+
+def test_level_2_wins_duels_against_a_random_player_as_often_as_level_1():
+    ranks = hero_first_ranks(ENGINE, level_against_random(ENGINE, 2), 2, 120)
+    above, below = duel_score(ranks)
+    # Measured on these seeds: level 2 ahead in 112 of 120 duels and behind in 3, level 1 111
+    # and 3; level 2 placing for sensible players, 106 and 4.
+    assert above >= 110 and below <= 4
 
 
 def test_level_2_beats_level_1_in_duels():
@@ -87,3 +109,37 @@ def test_level_3_foresees_every_cut_level_2_can_pick(n):
         for dice in range(6):
             pick = ENGINE.bot_move(ENGINE.view(state, seat), random.Random(dice), 2)["cut"]
             assert weights[pick - 1] > floor + 0.1
+
+
+def place_positions(n: int, seed: int, count: int) -> list[tuple[dict, int]]:
+    """Positions of a seeded game between a level-2 bot and random players where a seat is to
+    add a topping."""
+    rng = random.Random(seed)
+    state, found = ENGINE.new_game(n), []
+    while not ENGINE.is_over(state) and len(found) < count:
+        seat = rng.choice(ENGINE.to_move(state))
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        elif seat == 0:
+            move = ENGINE.bot_move(ENGINE.view(state, seat), rng, 2)
+        else:
+            if state["phase"] == "add":
+                found.append((state, seat))
+            move = ENGINE.random_move(state, seat, rng)
+        state = ENGINE.apply(state, seat, move)
+    return found
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_level_2_places_where_the_cut_is_worth_most_against_random_picks(n):
+    # Level 2 cannot tell sensible players from random ones, and placing for sensible ones alone
+    # lost it games to random players: its cell is always one of level 1's best (against random
+    # picks); the sensible model only chooses among those.
+    for seed in range(2):
+        for state, seat in place_positions(n, seed, count=5):
+            values = placement_values(state["board"], seat, state["round"])
+            best = max(values.values())
+            for dice in range(2):
+                move = ENGINE.bot_move(ENGINE.view(state, seat), random.Random(dice), 2)
+                cell = next(i for i in values if list(CELLS[i]) == move["place"])
+                assert values[cell] >= best - 1e-9

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engines import CHANCE
+from games.engines import CHANCE, Engine
 from games.engines.pizza_party import (
     CELLS,
     COLOURS,
@@ -24,6 +24,7 @@ from games.engines.pizza_party import (
     TOPPINGS,
     board_bits,
     hex_distance,
+    near_bits,
     placeable_cells,
 )
 from games.engines.records import export_record, replay
@@ -180,3 +181,70 @@ def brute_force_placeable(state: State, index: int) -> bool:
 def test_advance_plays_the_same_game_as_apply_without_the_log(seed):
     play_both_ways(3, seed)
     play_both_ways(2, seed)
+
+
+def reference_playout(state: State, rng: random.Random) -> list[int]:
+    """The random game ``Engine.random_playout`` defines, played through ``apply``."""
+    while not ENGINE.is_over(state):
+        seat = rng.choice(ENGINE.to_move(state))
+        state = ENGINE.apply(state, seat, ENGINE.random_step(state, seat, rng))
+    return list(ENGINE.result(state).scores)
+
+
+def position(n: int, seed: int, step: Any) -> State:
+    """A seeded random game after ``moves`` of its moves (or at its end), played with ``step``
+    (``apply``: the site's states; ``advance``: a search's, with their bits)."""
+    rng = random.Random(seed)
+    state = ENGINE.new_game(n)
+    for _ in range(rng.randrange(3 * MAX_MOVES // 4)):
+        if ENGINE.is_over(state):
+            break
+        seat = rng.choice(ENGINE.to_move(state))
+        state = step(state, seat, ENGINE.random_step(state, seat, rng))
+    return state
+
+
+def check_lean_playout(n: int, seed: int, step: Any) -> None:
+    state = position(n, seed, step)
+    before = json.dumps(state, sort_keys=True)
+    rng, twin = random.Random(seed + 1), random.Random(seed + 1)
+    assert ENGINE.random_playout(state, rng) == reference_playout(state, twin)
+    # The same draws, not merely the same scores: a search mixing both stays in step.
+    assert rng.getstate() == twin.getstate()
+    assert json.dumps(state, sort_keys=True) == before
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_lean_random_playout_draws_and_scores_exactly_as_the_reference_game(seed):
+    for n in (2, 3):
+        check_lean_playout(n, seed, ENGINE.apply)
+        check_lean_playout(n, seed, ENGINE.advance)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_chance_draw_is_the_one_its_listed_outcomes_give(seed):
+    # ``sample_chance`` skips building ``chance_outcomes``; with the same generator it must draw
+    # what the base class draws from them (uniform over the neutral's cells and the die).
+    state = position(2, seed, ENGINE.apply)
+    while not ENGINE.is_over(state) and CHANCE not in ENGINE.to_move(state):
+        seat = ENGINE.to_move(state)[0]
+        state = ENGINE.apply(state, seat, ENGINE.random_move(state, seat, random.Random(seed)))
+    if ENGINE.is_over(state):
+        return
+    rng, twin = random.Random(seed), random.Random(seed)
+    assert ENGINE.sample_chance(state, rng) == Engine.sample_chance(ENGINE, state, twin)
+    assert rng.getstate() == twin.getstate()
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.sets(st.integers(0, len(CELLS) - 1)))
+def test_the_cells_next_to_a_set_are_those_next_to_one_of_its_cells(cells):
+    own = sum(1 << i for i in cells)
+    expected = sum(
+        1 << j
+        for j in range(len(CELLS))
+        if any(hex_distance(CELLS[i], CELLS[j]) == 1 for i in cells)
+    )
+    assert near_bits(own) == expected
