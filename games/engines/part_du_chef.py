@@ -81,6 +81,11 @@ def code_label(code: str) -> str:
 #: once here rather than parsed again on every move (searches apply hundreds of thousands).
 _ALL_CODES = (*SLICE_COUNTS, BURNT, *(code + "*" for code in SLICE_COUNTS if kind_of(code)))
 KIND_OF_CODE: dict[str, str | None] = {code: kind_of(code) for code in _ALL_CODES}
+#: A slice's kind as its index in ``KINDS`` (-1 for burnt slices and chillies): lean playouts count
+#: kinds in lists.
+KIND_INDEX_OF_CODE: dict[str, int] = {
+    code: (KINDS.index(kind) if kind is not None else -1) for code, kind in KIND_OF_CODE.items()
+}
 OLIVES_OF_CODE: dict[str, int] = {code: olives_of(code) for code in _ALL_CODES}
 FINISHER_CODES = frozenset(code for code in _ALL_CODES if is_finisher(code))
 EDIBLE_CODES = frozenset(code for code in _ALL_CODES if is_edible(code))
@@ -1190,7 +1195,7 @@ def _lean_random_scores(state: State, rng: random.Random) -> list[int]:
         first_chef = state["first_chef"]
         pizzas = [[ID_OF_CODE[code] for code in pizza] for pizza in state["pizzas"]]
         round_now = state["round"]
-        counts, points, burnt, chillies = _lean_tallies(state)
+        counts, points, burnt, chillies = lean_tallies(state)
     kind_of_id, olives_of_id, finisher_of_id = _KIND_OF_ID, _OLIVES_OF_ID, _FINISHER_OF_ID
     cuts, cut_positions = CUTS[n], _CUT_POSITIONS[n]
     seat_range = range(n)
@@ -1261,7 +1266,7 @@ def _lean_random_scores(state: State, rng: random.Random) -> list[int]:
     return _lean_final_scores(counts, points, burnt, chosen)
 
 
-def _lean_tallies(state: State) -> tuple[list[list[int]], list[int], list[int], list[int]]:
+def lean_tallies(state: State) -> tuple[list[list[int]], list[int], list[int], list[int]]:
     """Each seat's kept slices per kind, points so far, burnt slices and chillies."""
     pizzas = state["pizzas"]
     counts, burnt, chillies = [], [], []
@@ -1270,9 +1275,9 @@ def _lean_tallies(state: State) -> tuple[list[list[int]], list[int], list[int], 
         burnt_here = chillies_here = 0
         for slice_id in kept:
             code = pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
-            kind = KIND_OF_CODE[code]
-            if kind is not None:
-                mine[KINDS.index(kind)] += 1
+            kind = KIND_INDEX_OF_CODE[code]
+            if kind >= 0:
+                mine[kind] += 1
             elif code == BURNT:
                 burnt_here += 1
             else:

@@ -30,6 +30,7 @@ from .part_du_chef import (
     CHILLI,
     CHILLI_TIE_ORDER,
     ENGINE,
+    KIND_INDEX_OF_CODE,
     KINDS,
     MAJORITY_VALUE,
     PIZZAS,
@@ -40,6 +41,7 @@ from .part_du_chef import (
     is_edible,
     is_finisher,
     kind_of,
+    lean_tallies,
     olives_of,
     slice_code,
 )
@@ -189,7 +191,7 @@ def _projected_totals(state: State) -> list[float]:
     suggested, so the lean count gives the same numbers as ``ENGINE.breakdown`` (tested), in a
     fraction of the time: level 1 asks for every take it weighs, level 3 for every answer."""
     if state["chillies"] is None:
-        return _lean_scores(*_lean_tallies(state))
+        return _lean_scores(*lean_tallies(state))
     return [row["total"] for row in ENGINE.breakdown(state)]
 
 
@@ -198,7 +200,7 @@ def _open_majority_hope(state: State, seat: int) -> float:
         return 0.0
     n = state["n"]
     unseen = _left_to_serve(state)
-    counts = _lean_tallies(state)[0]
+    counts = lean_tallies(state)[0]
     hope = 0.0
     for kind in range(len(KINDS)):
         mine = counts[seat][kind]
@@ -394,7 +396,7 @@ def _merged(first: list[Move], second: list[Move]) -> list[Move]:
 def left_for_chef(state: State, seat: int) -> list[Move]:
     """Every cut, best first by the worth to the chef of the portion the others leave it, when
     each of them in turn takes the portion worth most to them (``_keep_worths``)."""
-    counts, _, _, _ = _lean_tallies(state)
+    counts, _, _, _ = lean_tallies(state)
     left = _left_to_serve(state)
     n = state["n"]
     pizza = state["pizzas"][state["round"]]
@@ -425,8 +427,6 @@ def left_for_chef(state: State, seat: int) -> list[Move]:
 # like any slice of its kind), so the playout counts instead of moving slice ids about, and plays
 # a whole game in the time the engine's states take for a few moves.
 
-#: Index of each code's kind in ``KINDS``; a chilli and a burnt slice have none.
-_KIND_INDEX = {code: (KINDS.index(kind_of(code)) if kind_of(code) else -1) for code in VALID_CODES}
 _OLIVES = {code: olives_of(code) for code in VALID_CODES}
 _FINISHER = {code: is_finisher(code) for code in VALID_CODES}
 _MAJORITY = [MAJORITY_VALUE[kind] for kind in KINDS]
@@ -462,7 +462,7 @@ def lean_playout_scores(state: State, rng: random.Random) -> list[int]:
         return list(ENGINE.result(state).scores)
     n = state["n"]
     pizzas = state["pizzas"]
-    counts, points, burnt, chillies = _lean_tallies(state)
+    counts, points, burnt, chillies = lean_tallies(state)
     left = _left_to_serve(state)
     round_number = state["round"]
     if phase == "take":
@@ -503,31 +503,6 @@ def _engine_reward(state: State, seat: int, rng: random.Random) -> float:
         state = ENGINE.advance(state, mover, fast_move(state, mover, rng))
     result = ENGINE.result(state)
     return search.outcome_reward(result.scores, result.ranks, seat, MARGIN_SCALE)
-
-
-def _lean_tallies(
-    state: State,
-) -> tuple[list[list[int]], list[int], list[int], list[int]]:
-    """Each seat's kept slices per kind, points so far, burnt slices and chillies."""
-    pizzas = state["pizzas"]
-    counts, burnt, chillies = [], [], []
-    for kept in state["kept"]:
-        mine = [0, 0, 0, 0, 0]
-        burnt_here = chillies_here = 0
-        for slice_id in kept:
-            code = pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
-            kind = _KIND_INDEX[code]
-            if kind >= 0:
-                mine[kind] += 1
-            elif code == BURNT:
-                burnt_here += 1
-            else:
-                chillies_here += 1
-        counts.append(mine)
-        burnt.append(burnt_here)
-        chillies.append(chillies_here)
-    points = [o + s for o, s in zip(state["olives"], state["slice_points"], strict=True)]
-    return counts, points, burnt, chillies
 
 
 def _keep_worths(counts: list[list[int]], seat: int, left: list[int]) -> list[float]:
@@ -587,7 +562,9 @@ def _left_to_serve(state: State) -> list[int]:
     left = list(_KIND_TOTALS)
     for held in (*state["kept"], *state["eaten"]):
         for slice_id in held:
-            kind = _KIND_INDEX[pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]]
+            kind = KIND_INDEX_OF_CODE[
+                pizzas[slice_id // SLICES_PER_PIZZA][slice_id % SLICES_PER_PIZZA]
+            ]
             if kind >= 0:
                 left[kind] -= 1
     return left
@@ -598,7 +575,7 @@ def _slice_worths(codes: list[str], worths: list[float]) -> list[float]:
     whichever is worth more, plus its slice point)."""
     out = []
     for code in codes:
-        kind = _KIND_INDEX[code]
+        kind = KIND_INDEX_OF_CODE[code]
         if kind >= 0:
             keep = worths[kind] * (2 if _FINISHER[code] else 1)
             olives = _OLIVES[code]
@@ -627,7 +604,7 @@ def _lean_take(
     mine = counts[seat]
     steals = []
     for code in portion:
-        kind = _KIND_INDEX[code]
+        kind = KIND_INDEX_OF_CODE[code]
         if kind < 0:
             if code == BURNT:
                 burnt[seat] += 1

@@ -109,7 +109,7 @@ def test_level_3_playouts_score_a_finished_game_as_the_engine_does(seed, n):
         seat = ENGINE.to_move(state)[0]
         move = ENGINE.random_step(state, seat, rng)
         state = ENGINE.apply(state, seat, move)
-    lean = bots._lean_scores(*bots._lean_tallies(state))
+    lean = bots._lean_scores(*bots.lean_tallies(state))
     while not ENGINE.is_over(state):
         seat = ENGINE.to_move(state)[0]
         state = ENGINE.apply(state, seat, {"chillies": ENGINE.suggested_chillies(state, seat)})
