@@ -100,15 +100,20 @@ def analyse_in_pool(pool: Any) -> int:
     return saved
 
 
-def next_round(match_id: int) -> tuple[MatchAnalysis, list[judge.Decision]] | None:
-    """The row of a finished match not yet analysed to the end, and its decisions from the
-    row's ``next_move`` on (None when there is nothing to hand over)."""
+def unfinished_row(match_id: int) -> MatchAnalysis | None:
+    """The analysis row of a finished match not yet analysed to the end (made if missing)."""
     _ensure_row(match_id)
-    row = (
+    return (
         MatchAnalysis.objects.select_related("match")
         .filter(match_id=match_id, complete=False, match__status=Match.Status.FINISHED)
         .first()
     )
+
+
+def next_round(match_id: int) -> tuple[MatchAnalysis, list[judge.Decision]] | None:
+    """The row of a finished match not yet analysed to the end, and its decisions from the
+    row's ``next_move`` on (None when there is nothing to hand over)."""
+    row = unfinished_row(match_id)
     if row is None:
         return None
     match = row.match
@@ -172,12 +177,7 @@ def analyse_some(match_id: int, seconds: float) -> int:
     write lock (``transaction_mode`` IMMEDIATE), and every move of every table would wait for
     the analysis. What was judged is saved under the row's lock only if the row is still where
     this round found it, so two workers never save the same decisions twice."""
-    _ensure_row(match_id)
-    row = (
-        MatchAnalysis.objects.select_related("match")
-        .filter(match_id=match_id, complete=False, match__status=Match.Status.FINISHED)
-        .first()
-    )
+    row = unfinished_row(match_id)
     if row is None:
         return 0
     found_at = row.next_move
