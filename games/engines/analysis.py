@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import search
-from .base import CHANCE, Engine, Move, State
+from .base import Engine, Move, State
 from .registry import get_engine
 
 logger = logging.getLogger(__name__)
@@ -149,19 +149,6 @@ def judge_decision(
         worlds=len(losses),
         rank_loss_error=_standard_error(losses),
     )
-
-
-def play_out(engine: Engine, state: State, seed: int) -> State:
-    """``state`` played to the end: every seat with ``Engine.playout_move``, chance drawn."""
-    rng = random.Random(seed)
-    while not engine.is_over(state):
-        mover = engine.to_move(state)[0]
-        if mover == CHANCE:
-            move = engine.sample_chance(state, rng)
-        else:
-            move = engine.playout_move(state, mover, rng)
-        state = engine.advance(state, mover, move)
-    return state
 
 
 def _within(chosen: search.Budget, worlds: int, deadline: float) -> bool:

@@ -292,11 +292,9 @@ class Engine:
         move unless the engine knows a better cheap policy."""
         return self.random_move(state, seat, rng)
 
-    def playout_outcome(self, state: State, rng: random.Random) -> tuple[list[int], list[int]]:
-        """The scores and ranks at the end of ``state`` played out to judge a decision after the
-        game (``engines.analysis``): every seat with ``playout_move`` (the first of ``to_move``),
-        chance drawn. An engine may play it on a lean state of its own, with a cheap policy of
-        its own; the default plays the engine's states step by step."""
+    def played_out(self, state: State, rng: random.Random) -> State:
+        """``state`` played to the end as the analysis after the game plays its worlds: every
+        seat with ``playout_move`` (the first of ``to_move``), chance drawn."""
         while not self.is_over(state):
             mover = self.to_move(state)[0]
             if mover == CHANCE:
@@ -304,7 +302,13 @@ class Engine:
             else:
                 move = self.playout_move(state, mover, rng)
             state = self.advance(state, mover, move)
-        result = self.result(state)
+        return state
+
+    def playout_outcome(self, state: State, rng: random.Random) -> tuple[list[int], list[int]]:
+        """The scores and ranks at the end of ``state`` played out to judge a decision after the
+        game (``engines.analysis``). An engine may play it on a lean state of its own, with a
+        cheap policy of its own; the default plays the engine's states (``played_out``)."""
+        result = self.result(self.played_out(state, rng))
         return list(result.scores), list(result.ranks)
 
     def simultaneous_step(self, state: State) -> str | None:

@@ -65,7 +65,7 @@ def test_la_part_du_chef_playouts_end_with_the_engines_ranks_of_their_scores():
     state = a_round_with_one_rich_portion_and_one_burnt_slice()
     scores, ranks = PART_DU_CHEF.playout_outcome(state, random.Random(4))
     assert len(scores) == 2 and ranks == competition_ranks(scores)
-    end = judge.play_out(PART_DU_CHEF, state, seed=4)
+    end = PART_DU_CHEF.played_out(state, random.Random(4))
     assert PART_DU_CHEF.playout_outcome(end, random.Random(4)) == (
         PART_DU_CHEF.result(end).scores,
         PART_DU_CHEF.result(end).ranks,
@@ -116,7 +116,7 @@ def test_the_analysis_of_a_decision_uses_only_what_its_seat_could_see(engine: En
 def test_a_playout_ends_the_game_with_chance_drawn_and_every_seat_moving(engine: Engine):
     state = engine.new_game(engine.min_players, None)
     assert CHANCE in engine.to_move(state) or engine.to_move(state)
-    end = judge.play_out(engine, state, seed=5)
+    end = engine.played_out(state, random.Random(5))
     assert engine.is_over(end)
     assert len(engine.result(end).ranks) == engine.min_players
 
