@@ -316,9 +316,10 @@ def _kinds() -> list[dict[str, Any]]:
 
 
 def assignment_phrase(assignment: dict[str, int]) -> str:
-    """ "2 × Truffe, 1 × Reine": where chillies count."""
+    """ "2 × Truffe, 1 × Reine": where chillies count, in the kinds' order (not the stored
+    object's: PostgreSQL's jsonb keeps its keys in an order of its own)."""
     return ", ".join(
-        f"{count} × {_(KIND_NAMES[kind])}" for kind, count in assignment.items() if count
+        f"{assignment[kind]} × {_(KIND_NAMES[kind])}" for kind in KINDS if assignment.get(kind)
     )
 
 

@@ -322,3 +322,16 @@ def test_la_marianne_needs_exactly_two_slices_ticked_on_each_side():
         presenter.move_from_post(QueryDict("action=marianne&give=3&get=1:14&get=2:20"))
     with pytest.raises(MoveFormError, match="Choose two slices to get"):
         presenter.move_from_post(QueryDict("action=marianne&give=3&give=4&get=1:14"))
+
+
+def test_a_chilli_choice_is_told_in_the_kinds_order_whatever_order_its_keys_were_stored_in():
+    """PostgreSQL's jsonb gives an object's keys back in an order of its own (shorter first, then
+    by bytes), SQLite as written: the sentence must read the same on both."""
+    from django.utils import translation
+
+    from games.presenters.part_du_chef import assignment_phrase
+
+    with translation.override("en"):
+        written = assignment_phrase({"M": 1, "R": 0, "F": 2})
+        from_jsonb = assignment_phrase({"F": 2, "M": 1, "R": 0})
+    assert written == from_jsonb == "1 × Margherita, 2 × 4 Fromages"
