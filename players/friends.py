@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Count, F, Q, QuerySet, When
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -59,19 +58,6 @@ def friend_ids(user: AbstractBaseUser) -> set[int]:
         Q(from_user=user) | Q(to_user=user), accepted_at__isnull=False
     ).values_list("from_user_id", "to_user_id")
     return {b if a == user.pk else a for a, b in pairs}
-
-
-def friends_and_self_ids(user: AbstractBaseUser) -> QuerySet:
-    """The ids of the player's friends and their own, as a subquery to filter by (``user_id__in``):
-    it runs inside the query that uses it, not as a query of its own."""
-    friend = Case(When(from_user=user, then=F("to_user")), default=F("from_user"))
-    friends = (
-        Friendship.objects.filter(Q(from_user=user) | Q(to_user=user), accepted_at__isnull=False)
-        .annotate(friend=friend)
-        .values("friend")
-    )
-    me = get_user_model().objects.filter(pk=user.pk).values("pk")
-    return friends.union(me, all=True)
 
 
 def incoming_request_count(user: AbstractBaseUser) -> int:
