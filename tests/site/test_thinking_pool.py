@@ -191,8 +191,20 @@ def test_with_a_pool_the_analysis_is_judged_there_and_saved_as_the_worker_would(
     MatchAnalysis.objects.filter(match=match).delete()
     thinking.close_worker_pool()
     settings.BOT_POOL_SIZE = 0
-    assert worker.analyse_finished_matches() == len(in_the_pool)
+    judged = worker.analyse_finished_matches()
+    assert judged == len(in_the_pool), why_nothing_was_judged(match)
     assert MatchAnalysis.objects.get(match=match).decisions == in_the_pool
+
+
+def why_nothing_was_judged(match: Match) -> dict:
+    """What the worker's analysis round saw, for a failure's message."""
+    return {
+        "due tables": list(services.due_matches().values_list("pk", "deadline")),
+        "unanalysed": analysis._unanalysed_match_ids(),
+        "this match": match.pk,
+        "rows": list(MatchAnalysis.objects.values("match_id", "complete", "failed", "next_move")),
+        "pool": thinking.worker_pool(),
+    }
 
 
 def test_analyses_and_thinking_turns_share_the_pool_within_its_size(pool_of, analysis_on):
