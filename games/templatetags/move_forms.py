@@ -83,10 +83,10 @@ def cafe_place_form(context: template.Context) -> SafeString:
         f'action="{move_url}" hx-post="{move_url}" hx-swap="none" data-testid="place-form">\n'
         f'  {move_hidden(context)}<input type="hidden" name="action" value="place">\n'
         '  <fieldset class="roll">\n'
-        f"    <legend>{_e(legend)}</legend>\n"
+        f"    <legend>{legend}</legend>\n"
         f"    {choices}\n"
         "  </fieldset>\n"
-        f'  <p class="hint">{_e(hint)}</p>\n'
+        f'  <p class="hint">{hint}</p>\n'
         '  <div class="table-buttons">\n'
         f"    {buttons}\n"
         "  </div>\n"
@@ -108,7 +108,7 @@ def _die_choice(v: dict[str, Any], first: int | None) -> str:
         tables = ", ".join(str(table) for table in v["tables"])
         hint = _t(gettext_noop("tables %(tables)s"), tables=tables)
     else:
-        hint = _e(gettext("cannot be placed"))
+        hint = gettext("cannot be placed")
     return (
         f'\n    <label class="die-choice{"" if legal else " unplaceable"}">\n'
         f'      <input type="radio" name="value" value="{_e(v["value"])}"'

@@ -10,9 +10,9 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 
-from .boards import _e, _t
+from .boards import _e, _t, _t_plural
 
 register = template.Library()
 
@@ -85,3 +85,60 @@ def log_items(log: list[dict[str, Any]]) -> SafeString:
             for line in reversed(log)
         )
     )
+
+
+@register.simple_tag(takes_context=True)
+def status_banner(context: template.Context) -> SafeString:
+    """The status of the table (``partials/table.html#status``) for its viewer: rendered for
+    every seat at every version. The game's own sentence still comes from its partial
+    (``parts.status``). A ``{% translate "…" %}`` of a literal is not escaped (the literal is
+    safe, and so is its translation), so the ``gettext`` texts here are not either."""
+    table = context["table"]
+    you = context.get("you")
+    game = context.get("game")
+    phase = (game.get("phase") if isinstance(game, dict) else None) or ""
+    to_move = ",".join(str(seat) for seat in context.get("to_move") or ())
+    oob = ' hx-swap-oob="true"' if context.get("oob") else ""
+    announced = ""
+    if context.get("announced") and not table["is_open"]:
+        lines = "".join(f"<li>{_e(line['text'])}</li>" for line in context["announced"])
+        announced = f'\n  <ul class="announced" data-testid="announced">{lines}</ul>\n  '
+    see_now = gettext("See the table as it is now")
+    return mark_safe(
+        f'<div id="table-status" class="table-status{" your-turn" if context.get("your_turn") else ""}" '
+        f'data-version="{_e(table["version"])}" data-status="{_e(table["status"])}" '
+        f'data-you="{"" if you is None else _e(you)}" data-to-move="{_e(to_move)}" '
+        f'data-phase="{_e(phase)}" role="status" aria-live="polite"{oob}>\n'
+        f'  <p class="banner">\n  \n    {_banner(context, table, game)}\n  \n  </p>\n  '
+        f"{announced}\n"
+        f'  <noscript><p class="version"><a href="{_e(table["url"])}">{see_now}</a></p></noscript>\n'
+        "</div>"
+    )
+
+
+def _banner(context: template.Context, table: dict[str, Any], game: Any) -> str:
+    """The banner's sentence: waiting for players, closed, over (with the winners), or the
+    game's own status."""
+    if table["is_open"]:
+        return _t(
+            gettext_noop("Waiting for players: %(taken)s of %(total)s seats taken."),
+            taken=table["taken"],
+            total=table["seats_count"],
+        )
+    if table["is_aborted"]:
+        closed = gettext("This table was closed.")
+        return f"{closed} {_e(table['end_reason'])}" if table["end_reason"] else closed
+    if table["is_finished"]:
+        over = gettext("The match is over.")
+        winners = context.get("winners") or []
+        named = ""
+        if winners:
+            named = _t_plural(
+                lambda: ngettext("Winner: %(names)s.", "Winners: %(names)s.", len(winners)),
+                len(winners),
+                names=", ".join(str(name) for name in winners),
+            )
+        return f"<strong>{over}</strong>\n    {named}"
+    if game:
+        return context.template.engine.get_template(context["parts"]["status"]).render(context)
+    return gettext("The match is being played.")
