@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from .boards import _e, _t, _t_plural
+from .move_forms import _csrf_input
 
 register = template.Library()
 
@@ -142,3 +143,74 @@ def _banner(context: template.Context, table: dict[str, Any], game: Any) -> str:
     if game:
         return context.template.engine.get_template(context["parts"]["status"]).render(context)
     return gettext("The match is being played.")
+
+
+@register.simple_tag(takes_context=True)
+def actions_bar(context: template.Context) -> SafeString:
+    """The viewer's own actions (``partials/table.html#actions``): resign a running match,
+    play again once it is over. Rendered for every seat at every version."""
+    extras = context.get("extras") or {}
+    table = context["table"]
+    csrf = _csrf_input(context.get("csrf_token"))
+    invite = (
+        f'<input type="hidden" name="invite" value="{_e(table["invite"])}">'
+        if table.get("invite")
+        else ""
+    )
+    resign = _resign_form(extras, table, csrf, invite) if extras.get("can_resign") else ""
+    again = extras.get("play_again")
+    rematch = f"\n  {_play_again(extras, again, csrf, invite)}\n  " if again else ""
+    oob = ' hx-swap-oob="true"' if context.get("oob") else ""
+    return mark_safe(
+        f'<div id="table-actions" class="table-actions"{oob}>\n  {resign}\n  {rematch}\n</div>'
+    )
+
+
+def _resign_form(extras: dict[str, Any], table: dict[str, Any], csrf: str, invite: str) -> str:
+    url = _e(extras["resign_url"])
+    if table["mode"] == "ranked":
+        warning = gettext(
+            "Give up this match? You will rank last, as a player who abandoned, and a bot "
+            "plays on for your seat."
+        )
+    else:
+        warning = gettext("Give up this match? A bot plays on for your seat.")
+    return (
+        '\n  <details class="resign" data-testid="resign">\n'
+        f"    <summary>{gettext('Resign…')}</summary>\n"
+        f'    <form method="post" action="{url}" hx-post="{url}" hx-swap="none">{csrf}\n'
+        f"      {invite}\n"
+        f"      <p>{warning}</p>\n"
+        '      <button type="submit" class="danger" data-testid="resign-confirm">'
+        f"{gettext('Yes, resign')}</button>\n"
+        "    </form>\n  </details>\n  "
+    )
+
+
+def _play_again(extras: dict[str, Any], again: dict[str, Any], csrf: str, invite: str) -> str:
+    """Open a rematch, join it, go to it or watch it (``table_extras._play_again``)."""
+    if again["do"] in ("ask", "join"):
+        url = _e(extras["rematch_url"])
+        if again["do"] == "ask":
+            label = gettext("Play again")
+            hint = gettext("A new table with the same players and options; the others are invited.")
+        else:
+            label = gettext("Join the rematch")
+            hint = _t(
+                gettext_noop("Another player opened table %(id)s to play again."), id=again["id"]
+            )
+        return (
+            f'\n  <form method="post" action="{url}" hx-post="{url}" hx-swap="none" '
+            f'class="inline-form">{csrf}\n'
+            f"    {invite}\n"
+            f'    <button type="submit" class="primary" data-testid="play-again">{label}</button>\n'
+            f'    <span class="hint">{hint}</span>\n'
+            "  </form>\n  "
+        )
+    if again["do"] == "go":
+        text = _t(gettext_noop("Go to the rematch (table %(id)s)"), id=again["id"])
+        link = f'<a class="button primary" href="{_e(again["url"])}" data-testid="go-to-rematch">'
+    else:
+        text = _t(gettext_noop("Watch the rematch (table %(id)s)"), id=again["id"])
+        link = f'<a href="{_e(again["url"])}" data-testid="watch-rematch">'
+    return f"\n  <p>{link}{text}</a></p>\n  "
