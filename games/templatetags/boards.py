@@ -420,3 +420,93 @@ def pdc_portions(board: dict[str, Any]) -> SafeString:
             "  </li>\n  "
         )
     return mark_safe("".join(out))
+
+
+# --- Pizza Party: the last cut and the legend ------------------------------------------------------
+@register.filter
+def pizza_party_info(game: dict[str, Any]) -> SafeString:
+    """What the board means (``pizza-party/table.html#info``): the cut that ended the last round,
+    then the legend of the colours and marks. Shared by every viewer of a version."""
+    cut = game.get("last_cut")
+    colours = "".join(
+        f'<li data-seat="{_e(c["seat"])}"><span class="seat-dot seat-{_e(c["seat"])}'
+        f'{" neutral" if c["neutral"] else ""}" aria-hidden="true"></span>{_e(c["name"])}</li>'
+        for c in game["colours"]
+    )
+    marks = ""
+    if cut:
+        won = gettext("A part won at the cut, in its winner's colour")
+        marks = (
+            f'<li><span class="swatch won-swatch" aria-hidden="true"></span>{won}</li>'
+            '<li><span class="swatch filled-swatch" aria-hidden="true"></span>'
+            f"{gettext('Taken over at the cut')}</li>"
+            '<li><span class="swatch removed-swatch" aria-hidden="true">×</span>'
+            f"{gettext('Removed at the cut')}</li>"
+        )
+    return mark_safe(
+        (_last_cut_section(cut) if cut else "") + f'\n<ul class="legend">\n  {colours}\n'
+        '  <li><span class="swatch start-swatch" aria-hidden="true">×</span>'
+        f"{gettext('Start marks')}</li>\n  {marks}\n</ul>"
+    )
+
+
+def _last_cut_section(cut: dict[str, Any]) -> str:
+    """The picks of the last cut, the parts its lines made, who won what, what was removed."""
+    picks = "".join(_pick_item(p) for p in cut["picks"])
+    made = _t_plural(
+        lambda: ngettext(
+            "The lines made %(counter)s part.", "The lines made %(counter)s parts.", cut["parts"]
+        ),
+        cut["parts"],
+    )
+    gains = "".join(
+        _t_plural(
+            lambda g=g: ngettext(
+                "%(player)s won a part and took over %(counter)s cell.",
+                "%(player)s won parts and took over %(counter)s cells.",
+                g["count"],
+            ),
+            g["count"],
+            player=g["name"],
+        )
+        + " "
+        for g in cut["gains"]
+    )
+    removed = cut["removed_count"]
+    if removed:
+        replaced = _t_plural(
+            lambda: ngettext(
+                "%(counter)s topping was removed.", "%(counter)s toppings were removed.", removed
+            ),
+            removed,
+        )
+    else:
+        replaced = gettext("Nothing was replaced.")
+    title = _t(gettext_noop("The cut of round %(number)s"), number=cut["round_number"])
+    return (
+        '\n<section class="last-cut" aria-labelledby="last-cut-title" data-testid="last-cut">\n'
+        f'  <h3 id="last-cut-title">{title}</h3>\n'
+        f'  <ul class="picks">\n    {picks}\n  </ul>\n'
+        f"  <p>{made}\n  {gains}\n  {replaced}</p>\n</section>\n"
+    )
+
+
+def _pick_item(p: dict[str, Any]) -> str:
+    if p["neutral"]:
+        text = _t(
+            gettext_noop("Neutral colour's die: %(pick)s (along %(axis)s)"),
+            axis=p["axis_name"],
+            pick=p["pick"],
+        )
+    else:
+        text = _t(
+            gettext_noop("%(player)s picked %(pick)s (along %(axis)s)"),
+            player=p["name"],
+            axis=p["axis_name"],
+            pick=p["pick"],
+        )
+    neutral = " neutral" if p["neutral"] else ""
+    return (
+        f'<li data-seat="{_e(p["seat"])}"><span class="seat-dot seat-{_e(p["seat"])}{neutral}" '
+        f'aria-hidden="true"></span>{text}</li>'
+    )
