@@ -422,6 +422,31 @@ def pdc_portions(board: dict[str, Any]) -> SafeString:
     return mark_safe("".join(out))
 
 
+# --- Café Fatal: the standings ---------------------------------------------------------------------
+@register.filter
+def cafe_standings(game: dict[str, Any]) -> SafeString:
+    """The standings' rows (``presenters.cafe_fatal``'s players), the player to move marked."""
+    to_move = gettext("to move")
+    out = []
+    for p in game["players"]:
+        seat = _e(p["seat"])
+        badge = f' <span class="badge turn">{to_move}</span>' if p["to_move"] else ""
+        held = "".join(f"<td>{_e(h['count'])}</td>" for h in p["held"])
+        moving = ' class="to-move"' if p["to_move"] else ""
+        out.append(
+            f'\n    <tr data-seat="{seat}"{moving}>\n'
+            f'      <th scope="row"><span class="seat-dot seat-{seat}" aria-hidden="true"></span>'
+            f"{_e(p['name'])}{badge}</th>\n"
+            f'      <td data-testid="dice-left">{_e(p["remaining"])}</td>\n'
+            f"      {held}\n"
+            f"      <td>{_e(p['sets'])}</td>\n"
+            f"      <td>{_e(p['loose'])}</td>\n"
+            f'      <td class="points" data-testid="points">{_e(p["score"])}</td>\n'
+            "    </tr>\n    "
+        )
+    return mark_safe("".join(out))
+
+
 # --- Pizza Party: the last cut and the legend ------------------------------------------------------
 @register.filter
 def pizza_party_info(game: dict[str, Any]) -> SafeString:
