@@ -1,5 +1,5 @@
-"""Move forms written in Python: the form a seat plays with is rendered for the seat to move at
-every version, where the template engine spent about half a millisecond on Café Fatal's (a
+"""Move forms (and a game's sentence in the status) written in Python: the form a seat plays
+with is rendered for the seat to move at every version, where the template engine spent about half a millisecond on Café Fatal's (a
 radio button per value of the roll, a button per table, each with its translated sentence).
 Byte for byte what the template wrote (``tests/site/test_render_corpus.py``), from the same
 presenter data (``presenters.cafe_fatal.seat_context``), with the same messages."""
@@ -118,3 +118,24 @@ def _die_choice(v: dict[str, Any], first: int | None) -> str:
         f'      <span class="hint">{hint}</span>\n'
         "    </label>\n    "
     )
+
+
+@register.simple_tag(takes_context=True)
+def cafe_status(context: template.Context) -> SafeString:
+    """Café Fatal's sentence in the status banner (``cafe-fatal/table.html#status``): the round,
+    then whose turn it is. Rendered for every seat at every version."""
+    game = context["game"]
+    round_number = _t(gettext_noop("Round %(number)s."), number=game["round_number"])
+    turn = ""
+    if context.get("your_turn"):
+        your_turn = gettext(
+            "Your turn: choose a value of your roll, then click a table to put those dice on it."
+        )
+        turn = f"\n  {your_turn}\n"
+    elif game.get("turn_name"):
+        if game["phase"] == "place":
+            sentence = _t(gettext_noop("%(player)s is placing dice."), player=game["turn_name"])
+        else:
+            sentence = _t(gettext_noop("%(player)s rolls the dice."), player=game["turn_name"])
+        turn = f"\n  {sentence}\n"
+    return mark_safe(f"<strong>{round_number}</strong>\n{turn}")
