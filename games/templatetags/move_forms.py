@@ -1,8 +1,9 @@
 """Move forms (and a game's sentence in the status) written in Python: the form a seat plays
-with is rendered for the seat to move at every version, where the template engine spent about half a millisecond on Café Fatal's (a
-radio button per value of the roll, a button per table, each with its translated sentence).
-Byte for byte what the template wrote (``tests/site/test_render_corpus.py``), from the same
-presenter data (``presenters.cafe_fatal.seat_context``), with the same messages."""
+with is rendered for the seat to move at every version, where the template engine spent about
+half a millisecond on Café Fatal's (a radio button per value of the roll, a button per table,
+each with its translated sentence). Byte for byte what the template wrote
+(``tests/site/test_render_corpus.py``), from the same presenter data
+(``presenters.cafe_fatal.seat_context``), with the same messages."""
 
 from __future__ import annotations
 
