@@ -460,18 +460,20 @@ def pizza_party_info(game: dict[str, Any]) -> SafeString:
     )
     marks = ""
     if cut:
+        # Not inside the f-strings: makemessages does not find messages there.
         won = gettext("A part won at the cut, in its winner's colour")
+        filled = gettext("Taken over at the cut")
+        removed = gettext("Removed at the cut")
         marks = (
             f'<li><span class="swatch won-swatch" aria-hidden="true"></span>{won}</li>'
-            '<li><span class="swatch filled-swatch" aria-hidden="true"></span>'
-            f"{gettext('Taken over at the cut')}</li>"
-            '<li><span class="swatch removed-swatch" aria-hidden="true">×</span>'
-            f"{gettext('Removed at the cut')}</li>"
+            f'<li><span class="swatch filled-swatch" aria-hidden="true"></span>{filled}</li>'
+            f'<li><span class="swatch removed-swatch" aria-hidden="true">×</span>{removed}</li>'
         )
+    start = gettext("Start marks")
     return mark_safe(
         (_last_cut_section(cut) if cut else "") + f'\n<ul class="legend">\n  {colours}\n'
-        '  <li><span class="swatch start-swatch" aria-hidden="true">×</span>'
-        f"{gettext('Start marks')}</li>\n  {marks}\n</ul>"
+        f'  <li><span class="swatch start-swatch" aria-hidden="true">×</span>{start}</li>\n'
+        f"  {marks}\n</ul>"
     )
 
 

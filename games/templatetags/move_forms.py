@@ -72,8 +72,7 @@ def cafe_place_form(context: template.Context) -> SafeString:
     choices = "".join(_die_choice(v, place["first"]) for v in place["values"])
     buttons = "".join(
         f'<button type="submit" name="table" value="{_e(t["table"])}" '
-        f'data-values="{_values_attribute(t["values"])}">'
-        f"{_t(gettext_noop('Table %(table)s'), table=t['table'])}</button>"
+        f'data-values="{_values_attribute(t["values"])}">{_table_label(t["table"])}</button>'
         for t in place["targets"]
     )
     legend = gettext("Your roll: choose a value")
@@ -93,6 +92,11 @@ def cafe_place_form(context: template.Context) -> SafeString:
         "  </div>\n"
         "</form>\n"
     )
+
+
+def _table_label(table: int) -> str:
+    # Not inside an f-string: makemessages does not find messages there.
+    return _t(gettext_noop("Table %(table)s"), table=table)
 
 
 def _die_choice(v: dict[str, Any], first: int | None) -> str:

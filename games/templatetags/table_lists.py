@@ -175,14 +175,16 @@ def _resign_form(extras: dict[str, Any], table: dict[str, Any], csrf: str, invit
         )
     else:
         warning = gettext("Give up this match? A bot plays on for your seat.")
+    # Not inside the f-strings: makemessages does not find messages there.
+    summary, confirm = gettext("Resign…"), gettext("Yes, resign")
     return (
         '\n  <details class="resign" data-testid="resign">\n'
-        f"    <summary>{gettext('Resign…')}</summary>\n"
+        f"    <summary>{summary}</summary>\n"
         f'    <form method="post" action="{url}" hx-post="{url}" hx-swap="none">{csrf}\n'
         f"      {invite}\n"
         f"      <p>{warning}</p>\n"
         '      <button type="submit" class="danger" data-testid="resign-confirm">'
-        f"{gettext('Yes, resign')}</button>\n"
+        f"{confirm}</button>\n"
         "    </form>\n  </details>\n  "
     )
 
