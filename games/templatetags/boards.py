@@ -305,19 +305,30 @@ def pdc_standings(game: dict[str, Any]) -> SafeString:
         if p["holds_marianne"]:
             badges += f' <span class="badge">{marianne}</span>'
         counts = "".join(f"<td>{_e(c['count'])}</td>" for c in p["counts"])
+        cells = [f"<td>{_e(p[key])}</td>" for key in PDC_COLUMNS]
         out.append(
-            f'\n    <tr data-seat="{_e(p["seat"])}">\n'
-            f'      <th scope="row">{_e(p["name"])}{badges}</th>\n'
-            f"      {counts}\n"
-            f"      <td>{_e(p['chillies'])}</td>\n"
-            f"      <td>{_e(p['burnt'])}</td>\n"
-            f"      <td>{_e(p['eaten'])}</td>\n"
-            f"      <td>{_e(p['olives'])}</td>\n"
-            f"      <td>{_e(p['slice_points'])}</td>\n"
-            f'      <td class="points" data-testid="points">{_e(p["points"])}</td>\n'
-            "    </tr>\n    "
+            _standings_row(
+                f' data-seat="{_e(p["seat"])}"',
+                f"{_e(p['name'])}{badges}",
+                [counts, *cells, _points_cell(p["points"])],
+            )
         )
     return mark_safe("".join(out))
+
+
+#: The standings' columns after the kinds, in La Part du Chef's table.
+PDC_COLUMNS = ("chillies", "burnt", "eaten", "olives", "slice_points")
+
+
+def _standings_row(attributes: str, head: str, cells: list[str]) -> str:
+    """A row of a standings table as the templates wrote it: the player's heading, then one
+    line per cell (or run of cells)."""
+    lines = "".join(f"      {cell}\n" for cell in cells)
+    return f'\n    <tr{attributes}>\n      <th scope="row">{head}</th>\n{lines}    </tr>\n    '
+
+
+def _points_cell(points: Any) -> str:
+    return f'<td class="points" data-testid="points">{_e(points)}</td>'
 
 
 @register.filter
@@ -433,16 +444,16 @@ def cafe_standings(game: dict[str, Any]) -> SafeString:
         badge = f' <span class="badge turn">{to_move}</span>' if p["to_move"] else ""
         held = "".join(f"<td>{_e(h['count'])}</td>" for h in p["held"])
         moving = ' class="to-move"' if p["to_move"] else ""
+        dot = f'<span class="seat-dot seat-{seat}" aria-hidden="true"></span>'
+        cells = [
+            f'<td data-testid="dice-left">{_e(p["remaining"])}</td>',
+            held,
+            f"<td>{_e(p['sets'])}</td>",
+            f"<td>{_e(p['loose'])}</td>",
+            _points_cell(p["score"]),
+        ]
         out.append(
-            f'\n    <tr data-seat="{seat}"{moving}>\n'
-            f'      <th scope="row"><span class="seat-dot seat-{seat}" aria-hidden="true"></span>'
-            f"{_e(p['name'])}{badge}</th>\n"
-            f'      <td data-testid="dice-left">{_e(p["remaining"])}</td>\n'
-            f"      {held}\n"
-            f"      <td>{_e(p['sets'])}</td>\n"
-            f"      <td>{_e(p['loose'])}</td>\n"
-            f'      <td class="points" data-testid="points">{_e(p["score"])}</td>\n'
-            "    </tr>\n    "
+            _standings_row(f' data-seat="{seat}"{moving}', f"{dot}{_e(p['name'])}{badge}", cells)
         )
     return mark_safe("".join(out))
 
