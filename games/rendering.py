@@ -325,7 +325,16 @@ def table_context(
         "you_name": names[you] if you is not None else None,
         "anonymous": not _authenticated(user),
         "error": error,
-        "actions": _seat_actions(match, engine, seats, me, user, table, snapshot.invited),
+        "actions": _seat_actions(
+            match,
+            engine,
+            seats,
+            me,
+            user,
+            table,
+            snapshot.invited,
+            snapshot.once(("login", invite), lambda: _login_url(match, table)),
+        ),
         "game": None,
         "moves": None,
         "your_turn": False,
@@ -363,7 +372,11 @@ def table_context(
                 lambda: log_lines(engine, state, snapshot.rows, names, None, bots, texts),
             )
         )
-        mark_last_move(engine, presenter, state, context["game"])
+        # The spectator's game of this language is shared: marked once, not once per viewer.
+        snapshot.once(
+            ("marked", language),
+            lambda: mark_last_move(engine, presenter, state, context["game"]),
+        )
         context["last_move"] = public_log[-1] if public_log else None
         context["last_move_number"] = len(state["log"]) - 1
         if match.is_playing or match.status == Match.Status.FINISHED:
@@ -454,6 +467,7 @@ def _seat_actions(
     user: User,
     table: dict[str, Any],
     invited: list[Invitation],
+    login_url: str | None = None,
 ) -> dict[str, Any]:
     full = len(seats) >= match.seats_count
     friends_to_invite = []
@@ -470,9 +484,14 @@ def _seat_actions(
         "can_leave": match.is_open and me is not None,
         "can_add_bot": match.is_open and not full and services.may_add_bot(match, user),
         "bot_levels": list(engine.bot_levels),
-        "login_url": _with_query(table_urls(match.pk)["login"], next=table["url"]),
+        "login_url": _login_url(match, table) if login_url is None else login_url,
         "must_log_in": match.is_open and not _authenticated(user) and not full,
     }
+
+
+def _login_url(match: Match, table: dict[str, Any]) -> str:
+    """The login page, coming back to the table (the same for every viewer of a version)."""
+    return _with_query(table_urls(match.pk)["login"], next=table["url"])
 
 
 def timer_info(deadline: datetime, who: list[str]) -> dict[str, Any]:

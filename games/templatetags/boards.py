@@ -305,19 +305,30 @@ def pdc_standings(game: dict[str, Any]) -> SafeString:
         if p["holds_marianne"]:
             badges += f' <span class="badge">{marianne}</span>'
         counts = "".join(f"<td>{_e(c['count'])}</td>" for c in p["counts"])
+        cells = [f"<td>{_e(p[key])}</td>" for key in PDC_COLUMNS]
         out.append(
-            f'\n    <tr data-seat="{_e(p["seat"])}">\n'
-            f'      <th scope="row">{_e(p["name"])}{badges}</th>\n'
-            f"      {counts}\n"
-            f"      <td>{_e(p['chillies'])}</td>\n"
-            f"      <td>{_e(p['burnt'])}</td>\n"
-            f"      <td>{_e(p['eaten'])}</td>\n"
-            f"      <td>{_e(p['olives'])}</td>\n"
-            f"      <td>{_e(p['slice_points'])}</td>\n"
-            f'      <td class="points" data-testid="points">{_e(p["points"])}</td>\n'
-            "    </tr>\n    "
+            _standings_row(
+                f' data-seat="{_e(p["seat"])}"',
+                f"{_e(p['name'])}{badges}",
+                [counts, *cells, _points_cell(p["points"])],
+            )
         )
     return mark_safe("".join(out))
+
+
+#: The standings' columns after the kinds, in La Part du Chef's table.
+PDC_COLUMNS = ("chillies", "burnt", "eaten", "olives", "slice_points")
+
+
+def _standings_row(attributes: str, head: str, cells: list[str]) -> str:
+    """A row of a standings table as the templates wrote it: the player's heading, then one
+    line per cell (or run of cells)."""
+    lines = "".join(f"      {cell}\n" for cell in cells)
+    return f'\n    <tr{attributes}>\n      <th scope="row">{head}</th>\n{lines}    </tr>\n    '
+
+
+def _points_cell(points: Any) -> str:
+    return f'<td class="points" data-testid="points">{_e(points)}</td>'
 
 
 @register.filter
@@ -420,3 +431,120 @@ def pdc_portions(board: dict[str, Any]) -> SafeString:
             "  </li>\n  "
         )
     return mark_safe("".join(out))
+
+
+# --- Café Fatal: the standings ---------------------------------------------------------------------
+@register.filter
+def cafe_standings(game: dict[str, Any]) -> SafeString:
+    """The standings' rows (``presenters.cafe_fatal``'s players), the player to move marked."""
+    to_move = gettext("to move")
+    out = []
+    for p in game["players"]:
+        seat = _e(p["seat"])
+        badge = f' <span class="badge turn">{to_move}</span>' if p["to_move"] else ""
+        held = "".join(f"<td>{_e(h['count'])}</td>" for h in p["held"])
+        moving = ' class="to-move"' if p["to_move"] else ""
+        dot = f'<span class="seat-dot seat-{seat}" aria-hidden="true"></span>'
+        cells = [
+            f'<td data-testid="dice-left">{_e(p["remaining"])}</td>',
+            held,
+            f"<td>{_e(p['sets'])}</td>",
+            f"<td>{_e(p['loose'])}</td>",
+            _points_cell(p["score"]),
+        ]
+        out.append(
+            _standings_row(f' data-seat="{seat}"{moving}', f"{dot}{_e(p['name'])}{badge}", cells)
+        )
+    return mark_safe("".join(out))
+
+
+# --- Pizza Party: the last cut and the legend ------------------------------------------------------
+@register.filter
+def pizza_party_info(game: dict[str, Any]) -> SafeString:
+    """What the board means (``pizza-party/table.html#info``): the cut that ended the last round,
+    then the legend of the colours and marks. Shared by every viewer of a version."""
+    cut = game.get("last_cut")
+    colours = "".join(
+        f'<li data-seat="{_e(c["seat"])}"><span class="seat-dot seat-{_e(c["seat"])}'
+        f'{" neutral" if c["neutral"] else ""}" aria-hidden="true"></span>{_e(c["name"])}</li>'
+        for c in game["colours"]
+    )
+    marks = ""
+    if cut:
+        # Not inside the f-strings: makemessages does not find messages there.
+        won = gettext("A part won at the cut, in its winner's colour")
+        filled = gettext("Taken over at the cut")
+        removed = gettext("Removed at the cut")
+        marks = (
+            f'<li><span class="swatch won-swatch" aria-hidden="true"></span>{won}</li>'
+            f'<li><span class="swatch filled-swatch" aria-hidden="true"></span>{filled}</li>'
+            f'<li><span class="swatch removed-swatch" aria-hidden="true">×</span>{removed}</li>'
+        )
+    start = gettext("Start marks")
+    return mark_safe(
+        (_last_cut_section(cut) if cut else "") + f'\n<ul class="legend">\n  {colours}\n'
+        f'  <li><span class="swatch start-swatch" aria-hidden="true">×</span>{start}</li>\n'
+        f"  {marks}\n</ul>"
+    )
+
+
+def _last_cut_section(cut: dict[str, Any]) -> str:
+    """The picks of the last cut, the parts its lines made, who won what, what was removed."""
+    picks = "".join(_pick_item(p) for p in cut["picks"])
+    made = _t_plural(
+        lambda: ngettext(
+            "The lines made %(counter)s part.", "The lines made %(counter)s parts.", cut["parts"]
+        ),
+        cut["parts"],
+    )
+    gains = "".join(
+        _t_plural(
+            lambda g=g: ngettext(
+                "%(player)s won a part and took over %(counter)s cell.",
+                "%(player)s won parts and took over %(counter)s cells.",
+                g["count"],
+            ),
+            g["count"],
+            player=g["name"],
+        )
+        + " "
+        for g in cut["gains"]
+    )
+    removed = cut["removed_count"]
+    if removed:
+        replaced = _t_plural(
+            lambda: ngettext(
+                "%(counter)s topping was removed.", "%(counter)s toppings were removed.", removed
+            ),
+            removed,
+        )
+    else:
+        replaced = gettext("Nothing was replaced.")
+    title = _t(gettext_noop("The cut of round %(number)s"), number=cut["round_number"])
+    return (
+        '\n<section class="last-cut" aria-labelledby="last-cut-title" data-testid="last-cut">\n'
+        f'  <h3 id="last-cut-title">{title}</h3>\n'
+        f'  <ul class="picks">\n    {picks}\n  </ul>\n'
+        f"  <p>{made}\n  {gains}\n  {replaced}</p>\n</section>\n"
+    )
+
+
+def _pick_item(p: dict[str, Any]) -> str:
+    if p["neutral"]:
+        text = _t(
+            gettext_noop("Neutral colour's die: %(pick)s (along %(axis)s)"),
+            axis=p["axis_name"],
+            pick=p["pick"],
+        )
+    else:
+        text = _t(
+            gettext_noop("%(player)s picked %(pick)s (along %(axis)s)"),
+            player=p["name"],
+            axis=p["axis_name"],
+            pick=p["pick"],
+        )
+    neutral = " neutral" if p["neutral"] else ""
+    return (
+        f'<li data-seat="{_e(p["seat"])}"><span class="seat-dot seat-{_e(p["seat"])}{neutral}" '
+        f'aria-hidden="true"></span>{text}</li>'
+    )

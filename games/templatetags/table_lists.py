@@ -10,9 +10,10 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 
-from .boards import _e, _t
+from .boards import _e, _t, _t_plural
+from .move_forms import _csrf_input
 
 register = template.Library()
 
@@ -85,3 +86,133 @@ def log_items(log: list[dict[str, Any]]) -> SafeString:
             for line in reversed(log)
         )
     )
+
+
+@register.simple_tag(takes_context=True)
+def status_banner(context: template.Context) -> SafeString:
+    """The status of the table (``partials/table.html#status``) for its viewer: rendered for
+    every seat at every version. The game's own sentence still comes from its partial
+    (``parts.status``). A ``{% translate "…" %}`` of a literal is not escaped (the literal is
+    safe, and so is its translation), so the ``gettext`` texts here are not either."""
+    table = context["table"]
+    you = context.get("you")
+    game = context.get("game")
+    phase = (game.get("phase") if isinstance(game, dict) else None) or ""
+    to_move = ",".join(str(seat) for seat in context.get("to_move") or ())
+    oob = ' hx-swap-oob="true"' if context.get("oob") else ""
+    announced = ""
+    if context.get("announced") and not table["is_open"]:
+        lines = "".join(f"<li>{_e(line['text'])}</li>" for line in context["announced"])
+        announced = f'\n  <ul class="announced" data-testid="announced">{lines}</ul>\n  '
+    see_now = gettext("See the table as it is now")
+    return mark_safe(
+        f'<div id="table-status" class="table-status{" your-turn" if context.get("your_turn") else ""}" '
+        f'data-version="{_e(table["version"])}" data-status="{_e(table["status"])}" '
+        f'data-you="{"" if you is None else _e(you)}" data-to-move="{_e(to_move)}" '
+        f'data-phase="{_e(phase)}" role="status" aria-live="polite"{oob}>\n'
+        f'  <p class="banner">\n  \n    {_banner(context, table, game)}\n  \n  </p>\n  '
+        f"{announced}\n"
+        f'  <noscript><p class="version"><a href="{_e(table["url"])}">{see_now}</a></p></noscript>\n'
+        "</div>"
+    )
+
+
+def _banner(context: template.Context, table: dict[str, Any], game: Any) -> str:
+    """The banner's sentence: waiting for players, closed, over (with the winners), or the
+    game's own status."""
+    if table["is_open"]:
+        return _t(
+            gettext_noop("Waiting for players: %(taken)s of %(total)s seats taken."),
+            taken=table["taken"],
+            total=table["seats_count"],
+        )
+    if table["is_aborted"]:
+        closed = gettext("This table was closed.")
+        return f"{closed} {_e(table['end_reason'])}" if table["end_reason"] else closed
+    if table["is_finished"]:
+        over = gettext("The match is over.")
+        winners = context.get("winners") or []
+        named = ""
+        if winners:
+            named = _t_plural(
+                lambda: ngettext("Winner: %(names)s.", "Winners: %(names)s.", len(winners)),
+                len(winners),
+                names=", ".join(str(name) for name in winners),
+            )
+        return f"<strong>{over}</strong>\n    {named}"
+    if game:
+        return context.template.engine.get_template(context["parts"]["status"]).render(context)
+    return gettext("The match is being played.")
+
+
+@register.simple_tag(takes_context=True)
+def actions_bar(context: template.Context) -> SafeString:
+    """The viewer's own actions (``partials/table.html#actions``): resign a running match,
+    play again once it is over. Rendered for every seat at every version."""
+    extras = context.get("extras") or {}
+    table = context["table"]
+    csrf = _csrf_input(context.get("csrf_token"))
+    invite = (
+        f'<input type="hidden" name="invite" value="{_e(table["invite"])}">'
+        if table.get("invite")
+        else ""
+    )
+    resign = _resign_form(extras, table, csrf, invite) if extras.get("can_resign") else ""
+    again = extras.get("play_again")
+    rematch = f"\n  {_play_again(extras, again, csrf, invite)}\n  " if again else ""
+    oob = ' hx-swap-oob="true"' if context.get("oob") else ""
+    return mark_safe(
+        f'<div id="table-actions" class="table-actions"{oob}>\n  {resign}\n  {rematch}\n</div>'
+    )
+
+
+def _resign_form(extras: dict[str, Any], table: dict[str, Any], csrf: str, invite: str) -> str:
+    url = _e(extras["resign_url"])
+    if table["mode"] == "ranked":
+        warning = gettext(
+            "Give up this match? You will rank last, as a player who abandoned, and a bot "
+            "plays on for your seat."
+        )
+    else:
+        warning = gettext("Give up this match? A bot plays on for your seat.")
+    # Not inside the f-strings: makemessages does not find messages there.
+    summary, confirm = gettext("Resign…"), gettext("Yes, resign")
+    return (
+        '\n  <details class="resign" data-testid="resign">\n'
+        f"    <summary>{summary}</summary>\n"
+        f'    <form method="post" action="{url}" hx-post="{url}" hx-swap="none">{csrf}\n'
+        f"      {invite}\n"
+        f"      <p>{warning}</p>\n"
+        '      <button type="submit" class="danger" data-testid="resign-confirm">'
+        f"{confirm}</button>\n"
+        "    </form>\n  </details>\n  "
+    )
+
+
+def _play_again(extras: dict[str, Any], again: dict[str, Any], csrf: str, invite: str) -> str:
+    """Open a rematch, join it, go to it or watch it (``table_extras._play_again``)."""
+    if again["do"] in ("ask", "join"):
+        url = _e(extras["rematch_url"])
+        if again["do"] == "ask":
+            label = gettext("Play again")
+            hint = gettext("A new table with the same players and options; the others are invited.")
+        else:
+            label = gettext("Join the rematch")
+            hint = _t(
+                gettext_noop("Another player opened table %(id)s to play again."), id=again["id"]
+            )
+        return (
+            f'\n  <form method="post" action="{url}" hx-post="{url}" hx-swap="none" '
+            f'class="inline-form">{csrf}\n'
+            f"    {invite}\n"
+            f'    <button type="submit" class="primary" data-testid="play-again">{label}</button>\n'
+            f'    <span class="hint">{hint}</span>\n'
+            "  </form>\n  "
+        )
+    if again["do"] == "go":
+        text = _t(gettext_noop("Go to the rematch (table %(id)s)"), id=again["id"])
+        link = f'<a class="button primary" href="{_e(again["url"])}" data-testid="go-to-rematch">'
+    else:
+        text = _t(gettext_noop("Watch the rematch (table %(id)s)"), id=again["id"])
+        link = f'<a href="{_e(again["url"])}" data-testid="watch-rematch">'
+    return f"\n  <p>{link}{text}</a></p>\n  "
