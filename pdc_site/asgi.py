@@ -20,6 +20,7 @@ if settings.SERVE_STATIC:
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from pdc_site import collector  # noqa: E402
 from pdc_site.gate import SocketGate  # noqa: E402
 from pdc_site.loop_watch import watching  # noqa: E402
 from pdc_site.origin import SameOriginValidator  # noqa: E402
@@ -36,3 +37,5 @@ application = watching(
         }
     )
 )
+
+collector.settle()
