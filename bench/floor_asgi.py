@@ -21,6 +21,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
+from pdc_site.loop_watch import watching  # noqa: E402
+
 
 def group_of(table: int) -> str:
     return f"floor-{table}"
@@ -61,14 +63,16 @@ class Ping(AsyncHttpConsumer):
         await self.send_response(200, b"{}", headers=[(b"Content-Type", b"application/json")])
 
 
-application = ProtocolTypeRouter(
-    {
-        "http": URLRouter(
-            [
-                path("send/<int:table>/<int:version>", Ring.as_asgi()),
-                path("ping", Ping.as_asgi()),
-            ]
-        ),
-        "websocket": URLRouter([path("ws/floor/<int:table>/", Echo.as_asgi())]),
-    }
+application = watching(
+    ProtocolTypeRouter(
+        {
+            "http": URLRouter(
+                [
+                    path("send/<int:table>/<int:version>", Ring.as_asgi()),
+                    path("ping", Ping.as_asgi()),
+                ]
+            ),
+            "websocket": URLRouter([path("ws/floor/<int:table>/", Echo.as_asgi())]),
+        }
+    )
 )

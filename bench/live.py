@@ -293,15 +293,22 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     #: The move's POST sent → its answer received (the request's part of the latency).
     answers: list[float] = field(default_factory=list)
+    #: The move's answer received → the last seat's frame received (the push after the answer;
+    #: negative when every frame came before the answer).
+    after_answer: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     missing: int = 0
     moves: int = 0
 
     def percentile(self, p: float) -> float | None:
-        if not self.latencies:
-            return None
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+        return quantile(self.latencies, p)
+
+
+def quantile(values: list[float], p: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def ms(value: float | None) -> str:
@@ -309,7 +316,7 @@ def ms(value: float | None) -> str:
         "—"
         if value is None
         else f"{value * 1000:,.0f} ms"
-        if value >= 0.1
+        if abs(value) >= 0.1
         else f"{value * 1000:.1f} ms"
     )
 
@@ -387,7 +394,8 @@ class SiteTable:
             mover,
             {"version": self.data["version"], "move": move},
         )
-        tally.answers.append(time.perf_counter() - started)
+        answered = time.perf_counter()
+        tally.answers.append(answered - started)
         if status != 200:
             tally.errors[status] += 1
             _status, self.data = await self.call(http, f"/api/tables/{self.id}", mover)
@@ -395,17 +403,21 @@ class SiteTable:
         self.accepted[seat] += 1
         tally.moves += 1
         self.data = answer
-        await self.await_pushes(answer["version"], started, tally)
+        await self.await_pushes(answer["version"], started, tally, answered)
         return True
 
-    async def await_pushes(self, version: int, started: float, tally: Tally) -> None:
+    async def await_pushes(
+        self, version: int, started: float, tally: Tally, answered: float
+    ) -> None:
         waits = [asyncio.ensure_future(w.wait_for(version)) for w in self.watchers]
         done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
         for future in pending:
             future.cancel()
         tally.missing += len(pending)
         if not pending:
-            tally.latencies.append(max(f.result() for f in done) - started)
+            last = max(f.result() for f in done)
+            tally.latencies.append(last - started)
+            tally.after_answer.append(last - answered)
 
     async def check_final(self, http: aiohttp.ClientSession) -> list[str]:
         """Every seat on the final version; every accepted move in the record once."""
@@ -552,6 +564,8 @@ class FloorTable:
             if response.status != 200:
                 tally.errors[response.status] += 1
                 return True
+        answered = time.perf_counter()
+        tally.answers.append(answered - started)
         tally.moves += 1
         waits = [asyncio.ensure_future(w.wait_for(self.version)) for w in self.watchers]
         done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
@@ -559,7 +573,9 @@ class FloorTable:
             future.cancel()
         tally.missing += len(pending)
         if not pending:
-            tally.latencies.append(max(f.result() for f in done) - started)
+            last = max(f.result() for f in done)
+            tally.latencies.append(last - started)
+            tally.after_answer.append(last - answered)
         return True
 
     async def check_final(self, http: aiohttp.ClientSession) -> list[str]:
@@ -618,8 +634,11 @@ async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMe
         for index, table in enumerate(tables):
             await table.open(http, bases, index)
         meter.start()
+        watch = generator_watch(args)
         tally = await drive(tables, http, args.mode, args.period, args.duration, args.seed)
         cpu = meter.stop()
+        if watch is not None:
+            GENERATOR_STALLS["floor"] = watch.stop()
         problems = [p for t in tables for p in await t.check_final(http)]
         for table in tables:
             for watcher in table.watchers:
@@ -663,10 +682,13 @@ async def measure_site(
             await bots.start(http)
             keeping = asyncio.ensure_future(bots.keep_playing(http))
         meter.start()
+        watch = generator_watch(args)
         tally = await drive(
             tables, http, args.mode, args.period, args.duration, args.seed, reopen=reopen
         )
         cpu = meter.stop()
+        if watch is not None:
+            GENERATOR_STALLS["site + level 3" if level3 else "site"] = watch.stop()
         if bots is not None:
             keeping.cancel()
             await bots.stop()
@@ -737,6 +759,53 @@ LEVEL3_FIGURES: dict[str, int] = {}
 PROCESS_RSS: dict[str, float] = {}
 
 
+# --- stalls (--watch) ---------------------------------------------------------------------------
+GENERATOR_STALLS: dict[str, dict] = {}
+
+
+def generator_watch(args: argparse.Namespace) -> Any:
+    """The load generator's own loop lag and collector pauses while it drives a phase: a late
+    generator would count its own lateness as the site's."""
+    if not args.watch:
+        return None
+    from pdc_site.loop_watch import LoopWatch
+
+    watch = LoopWatch()
+    watch.start(reporting=False)
+    return watch
+
+
+def describe_stalls(figures: dict) -> str:
+    parts = []
+    for kind in ("lag", "gc0", "gc1", "gc2"):
+        f = figures[kind]
+        parts.append(
+            f"{kind} {f['count']}× {f['total_s']:.2f} s max {f['max_ms']:.0f} ms"
+            + (f" (≥50 ms: {f['long_ms']})" if f["long_ms"] else "")
+        )
+    return "; ".join(parts)
+
+
+def report_stalls(log: str, components: dict[str, list[int]], floors: list) -> None:
+    """The last ``loop-watch`` line of each server process (whole run, set-up included), and the
+    load generator's own per phase."""
+    import json
+
+    from pdc_site.loop_watch import REPORT_MARK
+
+    last: dict[int, dict] = {}
+    for line in log.splitlines():
+        if line.startswith(REPORT_MARK):
+            figures = json.loads(line[len(REPORT_MARK) :])
+            last[figures["pid"]] = figures
+    names = {pids[0]: name for name, pids in components.items() if name.startswith("daphne")}
+    names.update({pid: f"floor {i + 1}" for i, (_url, pid) in enumerate(floors)})
+    for pid, figures in sorted(last.items(), key=lambda item: names.get(item[0], "")):
+        print(f"stalls of {names.get(pid, pid)} (whole run): {describe_stalls(figures)}")
+    for phase, figures in GENERATOR_STALLS.items():
+        print(f"stalls of the load generator during {phase}: {describe_stalls(figures)}")
+
+
 # --- the run ------------------------------------------------------------------------------------
 def start_daphne(site: LiveSite, application: str) -> tuple[str, int]:
     """A daphne process serving ``application``: its base URL and its pid."""
@@ -766,12 +835,13 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             f"  {errors:>6}  {t.missing:>7}"
         )
     for phase in phases:
-        if phase.tally.answers:
-            answers = sorted(phase.tally.answers)
-            p50, p99 = (
-                answers[min(len(answers) - 1, round(p * (len(answers) - 1)))] for p in (0.5, 0.99)
+        t = phase.tally
+        if t.answers:
+            print(
+                f"{phase.name}: the move's POST answered in p50 {ms(quantile(t.answers, 50))}, "
+                f"p99 {ms(quantile(t.answers, 99))}; the last frame after the answer "
+                f"p50 {ms(quantile(t.after_answer, 50))}, p99 {ms(quantile(t.after_answer, 99))}"
             )
-            print(f"{phase.name}: the move's POST answered in p50 {ms(p50)}, p99 {ms(p99)}")
     named = {p.name: p for p in phases}
     if "floor" in named and "site" in named:
         floor, site_phase = named["floor"].tally, named["site"].tally
@@ -841,6 +911,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the next mover GETs the table before every move (always), or only when the last "
         "move's answer does not show enough to choose one (cutting and taking need no GET)",
     )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="print each process's event-loop lag and garbage-collector pauses (PDC_LOOP_WATCH)",
+    )
     parser.add_argument("--smoke", action="store_true", help="CI: 20 s, 10 tables, 1 move/s each")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -855,7 +930,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         site = LiveSite(
             Path(tmp),
-            {"PDC_WORKER_TICK": "1.0", "BOT_POOL_SIZE": os.environ.get("BOT_POOL_SIZE", "1")},
+            {
+                "PDC_WORKER_TICK": "1.0",
+                "BOT_POOL_SIZE": os.environ.get("BOT_POOL_SIZE", "1"),
+                **({"PDC_LOOP_WATCH": "1"} if args.watch else {}),
+            },
         )
         try:
             webs = [start_daphne(site, "pdc_site.asgi:application") for _ in range(args.processes)]
@@ -892,6 +971,8 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     phases.append(asyncio.run(beside))
             report(args, phases, site, peak.peak)
+            if args.watch:
+                report_stalls(site.log_text(), components, floors)
             log = site.log_text()
             print(
                 "site log: "

@@ -20,16 +20,22 @@ if settings.SERVE_STATIC:
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from pdc_site import collector  # noqa: E402
 from pdc_site.gate import SocketGate  # noqa: E402
+from pdc_site.loop_watch import watching  # noqa: E402
 from pdc_site.origin import SameOriginValidator  # noqa: E402
 from pdc_site.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # The origin first, then the gate: the session cookie is read only once both agree.
-        "websocket": SameOriginValidator(
-            SocketGate(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
-        ),
-    }
+application = watching(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # The origin first, then the gate: the session cookie is read only once both agree.
+            "websocket": SameOriginValidator(
+                SocketGate(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            ),
+        }
+    )
 )
+
+collector.settle()
