@@ -453,7 +453,13 @@ def _filtered_rows_sql(
                 LIMIT {many_limit} OFFSET (SELECT start FROM window_)
             ) many
         ), counts AS (
-            SELECT bucket, SUM(players) AS n FROM {_buckets()} WHERE game = %s GROUP BY bucket
+            -- Only the buckets from the page's lowest row up: the running sums of those are
+            -- the same, and a page near the top adds up a few instead of every bucket.
+            SELECT bucket, SUM(players) AS n FROM {_buckets()}
+            WHERE game = %s AND bucket >= (
+                SELECT MIN({bucket}) FROM page JOIN {_ratings()} r ON r.id = page.id
+            )
+            GROUP BY bucket
         ), running AS (
             SELECT bucket, SUM(n) OVER (ORDER BY bucket DESC) - n AS above FROM counts
         ), ranked AS (

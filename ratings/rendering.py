@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from django.template.loader import render_to_string
 from django.urls import get_script_prefix
+from django.utils.html import escape
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
 from .ladder import LadderRow, display_rows
 
@@ -51,6 +51,40 @@ def _rendered_rows(
     me: int | None,
 ) -> str:
     # Rendered in the active language and under the active script prefix, which are
-    # ``language`` and ``script_prefix`` (part of the key for that reason).
-    context = {"rows": display_rows(list(rows)), "online": online, "me": me}
-    return render_to_string("ratings/ladder_rows.html", context)
+    # ``language`` and ``script_prefix`` (part of the key for that reason). Written in Python
+    # rather than a template: fifty rows through the template engine took 1.4 ms, which a page
+    # read first after every rated match paid again.
+    provisional = escape(gettext("Provisional: fewer than 10 rated matches"))
+    presence = (
+        f' <span class="presence online" title="{escape(gettext("Online now"))}"></span>'
+        f'<span class="visually-hidden">{escape(gettext("online now"))}</span>'
+    )
+    mark = f'<abbr class="provisional" title="{provisional}">?</abbr>'
+    return "".join(
+        [
+            "\n        ",
+            *(
+                _row_html(row, row["user_id"] in online, row["user_id"] == me, presence, mark)
+                for row in display_rows(list(rows))
+            ),
+            "\n      \n",
+        ]
+    )
+
+
+def _row_html(row: dict, online: bool, mine: bool, presence: str, provisional: str) -> str:
+    """One ``<tr>`` of the ladder's table."""
+    name = escape(row["username"])
+    me = ' class="me"' if mine else ""
+    return (
+        f'\n        <tr data-player="{name}"{me}>'
+        f'\n          <td class="num" data-testid="rank">{row["rank"]}</td>'
+        f'\n          <th scope="row"><a href="{escape(row["profile_url"])}">{name}</a>'
+        f"{presence if online else ''}</th>"
+        f'\n          <td class="num" data-testid="elo">{row["elo"]}'
+        f"{provisional if row['provisional'] else ''}</td>"
+        f"\n          <td>{escape(row['level'])}</td>"
+        f'\n          <td class="num">{row["matches"]}</td>'
+        f'\n          <td class="num">{row["wins"]}</td>'
+        "\n        </tr>\n        "
+    )

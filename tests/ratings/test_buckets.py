@@ -184,3 +184,24 @@ def test_a_ladder_page_takes_the_same_queries_however_long_the_ladder_and_deep_t
     someone = Rating.objects.filter(game=GAME).select_related("user").last().user
     with django_assert_num_queries(1):
         ladder.standings(someone)
+
+
+def test_a_rating_deleted_after_its_buckets_were_emptied_leaves_no_row_of_minus_one():
+    """What SQLite's flush between tests does: the bucket table emptied first, then the
+    ratings deleted row by row. No row of -1 may be left for the next test to meet."""
+    for name, value in (("ann", 1500.0), ("bob", 1500.5), ("cid", 1620.0)):
+        Rating.objects.create(user=make_user(name), game=GAME, value=value)
+    LadderBucket.objects.all().delete()
+    Rating.objects.all().delete()
+    assert not LadderBucket.objects.exists()
+
+
+def test_a_rating_deleted_from_a_bucket_it_shares_still_leaves_it():
+    ann, bob = make_user("ann"), make_user("bob")
+    for user in (ann, bob):
+        Rating.objects.create(user=user, game=GAME, value=1500.25)
+    buckets.fold(GAME)
+    ann.delete()
+    assert bucket_sums() == {1500: 1}
+    bob.delete()
+    assert bucket_sums() == {}

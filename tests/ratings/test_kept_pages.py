@@ -19,7 +19,7 @@ from games import services
 from games.models import Match
 from players import friends
 from ratings import buckets, ladder
-from ratings.models import LadderBucket, LadderChange, Rating
+from ratings.models import Rating
 
 from ..site.factories import make_user, play_to_the_end
 
@@ -30,12 +30,7 @@ PATH = f"/rankings/{GAME}/"
 
 
 @pytest.fixture(autouse=True)
-def no_rows_left_by_the_last_flush():
-    """Between tests that commit, SQLite's flush deletes the ratings row by row, after the
-    buckets: their triggers leave rows of -1 behind for the next test. A database is never
-    emptied like that outside tests."""
-    LadderBucket.objects.all().delete()
-    LadderChange.objects.all().delete()
+def nothing_kept_from_earlier_tests():
     # Which pages the process kept, and under which generation it last read each ladder,
     # decide whether a page's query goes with the generation's: none from earlier tests.
     ladder._kept.clear()

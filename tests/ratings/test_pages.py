@@ -451,13 +451,13 @@ def test_the_ladder_rows_are_drawn_once_until_what_they_show_changes(monkeypatch
     ann = rate("ann", 1500.0, matches=3)
     bob = rate("bob", 1400.0)
     drawn = []
-    render = rendering.render_to_string
+    display = rendering.display_rows
 
-    def counted(template, context):
-        drawn.append(template)
-        return render(template, context)
+    def counted(rows):
+        drawn.append(len(rows))
+        return display(rows)
 
-    monkeypatch.setattr(rendering, "render_to_string", counted)
+    monkeypatch.setattr(rendering, "display_rows", counted)
     path = f"/rankings/{GAME}/"
     first, second = (
         re.search(r"<tbody>.*</tbody>", Client().get(path).content.decode(), re.S)[0]
@@ -476,6 +476,17 @@ def test_the_ladder_rows_are_drawn_once_until_what_they_show_changes(monkeypatch
     fr = Client(headers={"accept-language": "fr"}).get(path).content.decode()
     assert "en ligne" in fr.lower()
     assert len(drawn) == 6
+
+
+def test_a_name_on_the_ladder_is_escaped_in_its_row_and_its_link():
+    from ratings import rendering
+
+    rendering._rendered_rows.cache_clear()
+    rate("<b>x</b>&'y", 1500.0)
+    html = Client().get(f"/rankings/{GAME}/").content.decode()
+    assert "<b>x</b>" not in html
+    assert '<tr data-player="&lt;b&gt;x&lt;/b&gt;&amp;&#x27;y">' in html
+    assert '<a href="/players/%3Cb%3Ex%3C/b%3E&amp;&#x27;y/">&lt;b&gt;x&lt;/b&gt;&amp;' in html
 
 
 def test_reads_sent_together_give_what_each_gives_alone(django_assert_num_queries):
