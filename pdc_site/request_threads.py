@@ -12,13 +12,19 @@ while they wait): when all are lent, one more is made, and kept only up to ``KEE
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
+from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase
+
+logger = logging.getLogger(__name__)
 
 #: Threads kept for the next requests once their request has ended.
 KEEP = 32
@@ -26,6 +32,52 @@ KEEP = 32
 #: calls instead, in the request's thread: for a view that may wait (a long poll) but most often
 #: answers at once, which then costs no trip to the event loop and back.
 IN_REQUEST_THREAD = "in_request_thread"
+
+#: A job for after the answer: run in the request's thread, it may give back an async callable
+#: that is then awaited on the event loop (to send what it made without one more hop).
+AfterAnswer = Callable[[], Callable[[], Awaitable[None]] | None]
+
+#: The jobs of the running request, kept until its answer is sent (None outside a request).
+_after_answer: ContextVar[list[AfterAnswer] | None] = ContextVar("after_answer", default=None)
+
+
+def after_answer(job: AfterAnswer) -> bool:
+    """Keep ``job`` until the running request's answer is sent, then run it in the request's
+    thread. False outside a request served by ``RequestThreads`` (the worker, the test client):
+    the caller then runs it at once."""
+    jobs = _after_answer.get()
+    if jobs is None:
+        return False
+    jobs.append(job)
+    return True
+
+
+def run_jobs(jobs: list[AfterAnswer]) -> list[Callable[[], Awaitable[None]]]:
+    """Run the jobs in order; one that fails is logged and the others still run. The database
+    connections they used go back (the request gave its own back with its answer)."""
+    follow_ups = []
+    try:
+        for job in jobs:
+            try:
+                follow_up = job()
+            except Exception:
+                logger.exception("a job after the answer failed")
+                continue
+            if follow_up is not None:
+                follow_ups.append(follow_up)
+    finally:
+        close_old_connections()
+    return follow_ups
+
+
+async def run_after_answer(thread: ThreadPoolExecutor, jobs: list[AfterAnswer]) -> None:
+    """The jobs in ``thread``, then their follow-ups on the event loop."""
+    follow_ups = await asyncio.get_running_loop().run_in_executor(thread, run_jobs, jobs)
+    for follow_up in follow_ups:
+        try:
+            await follow_up()
+        except Exception:
+            logger.exception("a job's follow-up after the answer failed")
 
 
 class RequestThreads:
@@ -40,11 +92,18 @@ class RequestThreads:
             await self.app(scope, receive, send)
             return
         thread = self.idle.pop() if self.idle else self.new_thread()
+        jobs: list[AfterAnswer] = []
+        token = _after_answer.set(jobs)
         try:
             # Django's own ThreadSensitiveContext inside sees this one and uses its thread.
             async with ThreadSensitiveContext(executor=thread):
                 await self.app(scope, receive, send)
+            if jobs:
+                # Shielded: should the server cancel the request now (its client went away), the
+                # jobs (a move's doorbell) still run to their end.
+                await asyncio.shield(run_after_answer(thread, jobs))
         finally:
+            _after_answer.reset(token)
             self.give_back(thread)
 
     def new_thread(self) -> ThreadPoolExecutor:
