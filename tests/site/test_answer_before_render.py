@@ -94,3 +94,43 @@ async def test_every_seat_gets_the_version_rung_after_the_answer(monkeypatch, si
         frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
         assert f'data-version="{match.version + 1}"' in frame
         await socket.disconnect()
+
+
+async def test_the_doorbell_after_the_answer_takes_no_hop_of_its_own(monkeypatch, site_app):
+    """The doorbell runs as Django closes the sent answer, in the hop closing takes anyway: a
+    move hops to its thread for Django's request_started signal, the chain and the closing only,
+    and its PUBLISH leaves from the event loop (no hop back to it)."""
+    import asyncio
+
+    from asgiref.sync import AsyncToSync
+    from channels.layers import get_channel_layer
+
+    from games import notify
+
+    match, users = await sync_to_async(started_table)(players=3)
+    layer = get_channel_layer()
+    listener = await layer.new_channel()
+    await layer.group_add(notify.table_group(match.pk), listener)
+    post = await post_first_move(site_app, match, users)
+    hops: list[object] = []
+    loop = asyncio.get_running_loop()
+    to_loop, in_executor = AsyncToSync.__call__, loop.run_in_executor
+
+    def counted_to_loop(self, *args, **kwargs):
+        hops.append(self.awaitable)
+        return to_loop(self, *args, **kwargs)
+
+    def counted_in_executor(executor, func, *args):  # every hop to a thread, SyncToAsync's too
+        hops.append(func)
+        return in_executor(executor, func, *args)
+
+    monkeypatch.setattr(AsyncToSync, "__call__", counted_to_loop)
+    monkeypatch.setattr(loop, "run_in_executor", counted_in_executor)
+    response = await post.get_response(timeout=DEADLOCK_GUARD)
+    await post.wait(timeout=DEADLOCK_GUARD)  # the request's application has ended
+    monkeypatch.undo()
+    assert response["status"] == 200
+    doorbell = await asyncio.wait_for(layer.receive(listener), DEADLOCK_GUARD)
+    assert doorbell["version"] == match.version + 1
+    assert len(hops) <= 3, hops
+    await layer.group_discard(notify.table_group(match.pk), listener)
