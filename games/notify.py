@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 from redis.exceptions import RedisError
+
+from pdc_site import request_threads
 
 logger = logging.getLogger(__name__)
 
@@ -34,15 +37,30 @@ def user_group(user_id: int) -> str:
 
 
 def after_commit(match, lobby: bool = False) -> None:
+    """Ring the table (and the lobby) once the transaction commits: in a request, after its
+    answer was sent, so that the mover does not wait for the parts rendered for the watchers."""
     match_id, version = match.pk, match.version
-    transaction.on_commit(lambda: ring(match_id, version, lobby, match))
+
+    def ring_after_answer() -> None:
+        if not request_threads.after_answer(
+            lambda: sender(doorbells(match_id, version, lobby, match))
+        ):
+            ring(match_id, version, lobby, match)
+
+    transaction.on_commit(ring_after_answer)
 
 
 def ring(match_id: int, version: int, lobby: bool, match=None) -> None:
-    """Ring the table (and the lobby). With ``match`` as saved at ``version`` (the last change of
-    its transaction), the doorbell carries the parts of the table's viewers rendered here, once
-    for every process (``games.published``); an earlier version of the same transaction, or a
-    render that failed, rings with the version only."""
+    """Ring the table (and the lobby) now."""
+    for group, message in doorbells(match_id, version, lobby, match):
+        send(group, message)
+
+
+def doorbells(match_id: int, version: int, lobby: bool, match=None) -> list[tuple[str, dict]]:
+    """The groups to ring and their messages. With ``match`` as saved at ``version`` (the last
+    change of its transaction), the table's doorbell carries the parts of the table's viewers
+    rendered here, once for every process (``games.published``); an earlier version of the same
+    transaction, or a render that failed, rings with the version only."""
     message = {"type": "table.changed", "match": match_id, "version": version}
     if match is not None and match.version == version:
         from . import published  # the doorbell is below the rendering
@@ -50,19 +68,33 @@ def ring(match_id: int, version: int, lobby: bool, match=None) -> None:
         parts = published.published(match)
         if parts is not None:
             message["parts"] = parts
-    send(table_group(match_id), message)
+    rung = [(table_group(match_id), message)]
     if lobby:
-        send(LOBBY_GROUP, {"type": "lobby.changed"})
+        rung.append((LOBBY_GROUP, {"type": "lobby.changed"}))
+    return rung
 
 
 def send(group: str, message: dict) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
     try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:  # the doorbell may fail (Redis away): the database is still the truth
+        async_to_sync(sender([(group, message)]))()
+    except Exception:  # called where it cannot reach the event loop: the database is the truth
         logger.warning("could not notify group %s", group, exc_info=True)
+
+
+def sender(rung: list[tuple[str, dict]]) -> Callable[[], Awaitable[None]]:
+    """What sends ``rung`` from the event loop (no hop from a thread to it and back)."""
+
+    async def send_all() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        for group, message in rung:
+            try:
+                await layer.group_send(group, message)
+            except Exception:  # the doorbell may fail (Redis away): the database is still the truth
+                logger.warning("could not notify group %s", group, exc_info=True)
+
+    return send_all
 
 
 class Listener:

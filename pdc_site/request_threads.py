@@ -12,13 +12,19 @@ while they wait): when all are lent, one more is made, and kept only up to ``KEE
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
+from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase
+
+logger = logging.getLogger(__name__)
 
 #: Threads kept for the next requests once their request has ended.
 KEEP = 32
@@ -26,6 +32,66 @@ KEEP = 32
 #: calls instead, in the request's thread: for a view that may wait (a long poll) but most often
 #: answers at once, which then costs no trip to the event loop and back.
 IN_REQUEST_THREAD = "in_request_thread"
+
+#: A job for after the answer: run in the request's thread, it may give back an async callable
+#: that is then awaited on the event loop (to send what it made without one more hop).
+AfterAnswer = Callable[[], Callable[[], Awaitable[None]] | None]
+
+
+class AfterAnswerJobs:
+    """A request's jobs for after its answer, and the follow-ups they leave for the event loop."""
+
+    def __init__(self) -> None:
+        self.jobs: list[AfterAnswer] = []
+        self.follow_ups: list[Callable[[], Awaitable[None]]] = []
+
+    def run_jobs(self) -> None:
+        """Run the jobs kept so far, in order; one that fails is logged, the others still run."""
+        jobs, self.jobs = self.jobs, []
+        for job in jobs:
+            try:
+                follow_up = job()
+            except Exception:
+                logger.exception("a job after the answer failed")
+                continue
+            if follow_up is not None:
+                self.follow_ups.append(follow_up)
+
+    def run_jobs_and_close_connections(self) -> None:
+        """``run_jobs`` after the request gave its database connection back: the jobs' go back
+        too."""
+        try:
+            self.run_jobs()
+        finally:
+            close_old_connections()
+
+    async def finish(self, thread: ThreadPoolExecutor) -> None:
+        """Jobs not yet run (``OneHopHandler`` runs them as it closes the answer) in ``thread``,
+        then the follow-ups on the event loop."""
+        if self.jobs:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(thread, self.run_jobs_and_close_connections)
+        follow_ups, self.follow_ups = self.follow_ups, []
+        for follow_up in follow_ups:
+            try:
+                await follow_up()
+            except Exception:
+                logger.exception("a job's follow-up after the answer failed")
+
+
+#: The jobs of the running request, kept until its answer is sent (None outside a request).
+_after_answer: ContextVar[AfterAnswerJobs | None] = ContextVar("after_answer", default=None)
+
+
+def after_answer(job: AfterAnswer) -> bool:
+    """Keep ``job`` until the running request's answer is sent, then run it in the request's
+    thread. False outside a request served by ``RequestThreads`` (the worker, the test client):
+    the caller then runs it at once."""
+    pending = _after_answer.get()
+    if pending is None:
+        return False
+    pending.jobs.append(job)
+    return True
 
 
 class RequestThreads:
@@ -40,11 +106,18 @@ class RequestThreads:
             await self.app(scope, receive, send)
             return
         thread = self.idle.pop() if self.idle else self.new_thread()
+        pending = AfterAnswerJobs()
+        token = _after_answer.set(pending)
         try:
             # Django's own ThreadSensitiveContext inside sees this one and uses its thread.
             async with ThreadSensitiveContext(executor=thread):
                 await self.app(scope, receive, send)
+            if pending.jobs or pending.follow_ups:
+                # Shielded: should the server cancel the request now (its client went away), the
+                # jobs (a move's doorbell) still run to their end.
+                await asyncio.shield(pending.finish(thread))
         finally:
+            _after_answer.reset(token)
             self.give_back(thread)
 
     def new_thread(self) -> ThreadPoolExecutor:
@@ -84,6 +157,24 @@ class OneHopHandler(SyncTwins, ASGIHandler):
 
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
+
+    def get_response(self, request: HttpRequest) -> HttpResponseBase:
+        """The answer, which runs the request's jobs for after it (``after_answer``) as Django
+        closes it once sent: in the hop to the request's thread that closing takes anyway, while
+        the request still holds its database connection, instead of one more hop afterwards."""
+        response = super().get_response(request)
+        pending = _after_answer.get()
+        if pending is not None:
+            close = response.close
+
+            def run_jobs_then_close() -> None:
+                try:
+                    pending.run_jobs()
+                finally:
+                    close()
+
+            response.close = run_jobs_then_close
+        return response
 
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)

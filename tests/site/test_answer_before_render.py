@@ -1,0 +1,136 @@
+"""A move's POST is answered before its version is rendered for the watchers and published
+(pdc_site/request_threads.after_answer, games/notify.after_commit): the mover does not wait for
+the seats' parts, and every seat still gets the version, rendered or not."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import HttpCommunicator
+
+from games import published
+from games.engines import get_engine
+from players.models import ApiToken
+from tests.sockets import connected
+
+from .factories import started_table
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+#: A bound on a wait that only a broken ordering would reach (not a timing assert).
+DEADLOCK_GUARD = 30
+
+
+@pytest.fixture
+def site_app():
+    """The site's HTTP application (as in pdc_site.asgi), its threads closed afterwards with their
+    database connections."""
+    from django.db import connection
+
+    from pdc_site.request_threads import OneHopHandler, RequestThreads
+
+    app = RequestThreads(OneHopHandler())
+    yield app
+    for thread in app.idle:
+        thread.submit(lambda: connection.close()).result()
+        thread.shutdown()
+
+
+async def post_first_move(app, match, users) -> HttpCommunicator:
+    """The chef's first move through the site's handler, its answer not yet read."""
+    chef = get_engine(match.game).to_move(match.state)[0]
+    _token, raw = await sync_to_async(ApiToken.issue)(users[chef], "bot")
+    body = json.dumps({"version": match.version, "move": {"cut": [0, 4, 8]}}).encode()
+    headers = [
+        (b"host", b"localhost"),
+        (b"content-type", b"application/json"),
+        (b"authorization", f"Bearer {raw}".encode()),
+    ]
+    post = HttpCommunicator(app, "POST", f"/api/tables/{match.pk}/moves", body, headers)
+    post.scope["server"] = ("localhost", 80)
+    return post
+
+
+async def test_the_movers_answer_comes_before_the_watchers_render(monkeypatch, site_app):
+    """The render for the watchers waits until the mover has its answer: were it rendered before
+    the answer, it would wait in vain and the request would never answer."""
+    answered = threading.Event()
+    rendered_after_the_answer: list[bool] = []
+    real = published.render_for_watchers
+
+    def render_once_answered(match):
+        rendered_after_the_answer.append(answered.wait(DEADLOCK_GUARD))
+        return real(match)
+
+    match, users = await sync_to_async(started_table)(players=3)
+    socket, _first = await connected(f"/ws/tables/{match.pk}/", users[1])
+    monkeypatch.setattr(published, "render_for_watchers", render_once_answered)
+    post = await post_first_move(site_app, match, users)
+    response = await post.get_response(timeout=DEADLOCK_GUARD)
+    answered.set()
+    assert response["status"] == 200
+    assert json.loads(response["body"])["version"] == match.version + 1
+    frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
+    assert f'data-version="{match.version + 1}"' in frame
+    assert rendered_after_the_answer == [True]
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize("render", ["published", "failed"])
+async def test_every_seat_gets_the_version_rung_after_the_answer(monkeypatch, site_app, render):
+    """Published parts or, when the render fails, a doorbell with the version only that each
+    process's sockets answer by a read: every seat ends on the new version."""
+    match, users = await sync_to_async(started_table)(players=3)
+    sockets = [(await connected(f"/ws/tables/{match.pk}/", user))[0] for user in users]
+    if render == "failed":
+        monkeypatch.setattr(published, "render_for_watchers", lambda match: 1 / 0)
+    post = await post_first_move(site_app, match, users)
+    response = await post.get_response(timeout=DEADLOCK_GUARD)
+    assert response["status"] == 200
+    for socket in sockets:
+        frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
+        assert f'data-version="{match.version + 1}"' in frame
+        await socket.disconnect()
+
+
+async def test_the_doorbell_after_the_answer_takes_no_hop_of_its_own(monkeypatch, site_app):
+    """The doorbell runs as Django closes the sent answer, in the hop closing takes anyway: a
+    move hops to its thread for Django's request_started signal, the chain and the closing only,
+    and its PUBLISH leaves from the event loop (no hop back to it)."""
+    import asyncio
+
+    from asgiref.sync import AsyncToSync
+    from channels.layers import get_channel_layer
+
+    from games import notify
+
+    match, users = await sync_to_async(started_table)(players=3)
+    layer = get_channel_layer()
+    listener = await layer.new_channel()
+    await layer.group_add(notify.table_group(match.pk), listener)
+    post = await post_first_move(site_app, match, users)
+    hops: list[object] = []
+    loop = asyncio.get_running_loop()
+    to_loop, in_executor = AsyncToSync.__call__, loop.run_in_executor
+
+    def counted_to_loop(self, *args, **kwargs):
+        hops.append(self.awaitable)
+        return to_loop(self, *args, **kwargs)
+
+    def counted_in_executor(executor, func, *args):  # every hop to a thread, SyncToAsync's too
+        hops.append(func)
+        return in_executor(executor, func, *args)
+
+    monkeypatch.setattr(AsyncToSync, "__call__", counted_to_loop)
+    monkeypatch.setattr(loop, "run_in_executor", counted_in_executor)
+    response = await post.get_response(timeout=DEADLOCK_GUARD)
+    await post.wait(timeout=DEADLOCK_GUARD)  # the request's application has ended
+    monkeypatch.undo()
+    assert response["status"] == 200
+    doorbell = await asyncio.wait_for(layer.receive(listener), DEADLOCK_GUARD)
+    assert doorbell["version"] == match.version + 1
+    assert len(hops) <= 3, hops
+    await layer.group_discard(notify.table_group(match.pk), listener)
