@@ -315,7 +315,15 @@ def _round_reward(state: State, seat: int, rng: random.Random) -> float:
     """Play to the end of the round and judge the bot's standing then against the best of the
     others (what decides the game, where level 2 weighs every other seat alike). A round that ends
     the game is judged by its points, plus ``WIN_BONUS`` when the bot is first (minus it when
-    another seat is); otherwise by ``prospect``, which counts a set on its way."""
+    another seat is); otherwise by ``prospect``, which counts a set on its way.
+
+    Measured against two level 2 bots at 200 playouts a move (seeds 0-119, seats rotated), where
+    this reward won 56 of 120 (47%): playing one more whole round with ``placement`` before
+    judging won 51 (42%) at three times the cost of a playout; playing the game out at random
+    after the round and rewarding the win won 40 (33%); rewarding the chance of coming first
+    (a softmax of the prospects, temperature 8 or 4; 1 for a won game, 0 for a lost one) won 50
+    (42%) both times; a ``WIN_BONUS`` of 40 won 60 (50%) here but 109 of 240 (45%) over seeds
+    0-239, where this reward wins 45% too."""
     state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
     if ENGINE.is_over(state):
         scores = state["scores"]
