@@ -292,10 +292,6 @@ def _round_played_out(
 
 # --- level 3 -----------------------------------------------------------------------------------
 SEARCH_CANDIDATES = 5
-#: At most this many placements that decide a set join level 1's best ones (measured: 2 extra
-#: candidates won 58 of 120 games against two level 2 bots, level 1's best 5 alone 56 of the same
-#: 120, both at 200 playouts a move; a wider set of level 1's best alone did worse).
-SET_DECIDING_EXTRA = 2
 #: What winning the game in the round played out is worth, in points of the round's margin.
 WIN_BONUS = 20.0
 
@@ -305,7 +301,6 @@ def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -
     fresh dice (the only thing the seat cannot know) and plays the round out."""
     seat = view["you"]
     candidates = [move for _, move in placement_scores(state, seat)[:SEARCH_CANDIDATES]]
-    candidates += _set_deciding_placements(state, seat, candidates)
     return search.search_move(
         search.worlds_from_view(ENGINE, view),
         lambda world, move: ENGINE.advance(world, seat, move),
@@ -313,32 +308,6 @@ def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -
         seat,
         _round_reward,
         rng,
-    )
-
-
-def _set_deciding_placements(state: State, seat: int, chosen: list[Move]) -> list[Move]:
-    """Up to ``SET_DECIDING_EXTRA`` more candidates: level 1's best placement on each table whose
-    food would finish a set for some seat, when not already ``chosen``. Taking the last piece of
-    a sort (or keeping it from a rival) is worth more than level 1's small denial weight says, so
-    the search, not level 1, should judge those placements."""
-    extra: list[Move] = []
-    tables_seen: set[int] = set()
-    for _, value, table in _scored_placements(state, seat):
-        if table in tables_seen:
-            continue
-        tables_seen.add(table)
-        move = {"place": {"value": value, "table": table}}
-        if move not in chosen and _finishes_a_set(state, table):
-            extra.append(move)
-    return extra[:SET_DECIDING_EXTRA]
-
-
-def _finishes_a_set(state: State, table: int) -> bool:
-    """Whether the food on ``table`` would finish a set of some sort for some seat."""
-    return any(
-        count and held[sort] % SET_SIZE + count >= SET_SIZE
-        for sort, count in state["tables"][table].items()
-        for held in state["held"]
     )
 
 

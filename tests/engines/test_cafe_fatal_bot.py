@@ -3,17 +3,11 @@ the counts these seeds give, so a bot that plays worse fails them."""
 
 from __future__ import annotations
 
-import copy
 import random
 
-from games.engines import CHANCE, search
+from games.engines import search
 from games.engines.cafe_fatal import ENGINE, SORTS, pieces_score
-from games.engines.cafe_fatal_bot import (
-    _set_deciding_placements,
-    marginal,
-    placement_scores,
-    prospect,
-)
+from games.engines.cafe_fatal_bot import marginal, prospect
 
 from .bots import duel_score, firsts, hero_first_ranks, level_against, level_against_random
 
@@ -71,29 +65,6 @@ def test_level_3_counts_a_set_on_its_way_between_its_points_and_the_whole_set():
         assert worths[4] < points[5] and worths[9] < points[10]
     assert 20 < prospect(hand(cake=4)) < 50
     assert prospect(hand(cake=4)) > prospect(hand(pizza=4, cheese=2))
-
-
-def first_placement_state(seed: int) -> dict:
-    """A 3-player game at its first placement: served and rolled, nobody holding anything."""
-    rng = random.Random(seed)
-    state = ENGINE.new_game(3)
-    while ENGINE.to_move(state) == [CHANCE]:
-        state = ENGINE.apply(state, CHANCE, ENGINE.sample_chance(state, rng))
-    return state
-
-
-def test_level_3_also_weighs_the_best_placement_on_a_table_that_finishes_a_rivals_set():
-    state = copy.deepcopy(first_placement_state(4))
-    seat = ENGINE.to_move(state)[0]
-    rival = (seat + 1) % 3
-    # Only table 7 holds a cake, and the rival has four: that table decides the rival's set.
-    state["held"][rival] = {"cheese": 0, "pizza": 0, "cake": 4}
-    state["tables"] = [{"cheese": 1, "pizza": 0, "cake": 0} for _ in state["tables"]]
-    state["tables"][7] = {"cheese": 0, "pizza": 0, "cake": 1}
-    on_table_7 = [move for _, move in placement_scores(state, seat) if move["place"]["table"] == 7]
-    assert _set_deciding_placements(state, seat, []) == on_table_7[:1]
-    # A placement already among the candidates is not added twice.
-    assert _set_deciding_placements(state, seat, on_table_7[:1]) == []
 
 
 def test_level_3_beats_two_level_2_bots_at_three_players():
