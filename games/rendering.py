@@ -467,7 +467,7 @@ def _seat_actions(
     user: User,
     table: dict[str, Any],
     invited: list[Invitation],
-    login_url: str | None = None,
+    login_url: str,
 ) -> dict[str, Any]:
     full = len(seats) >= match.seats_count
     friends_to_invite = []
@@ -484,7 +484,7 @@ def _seat_actions(
         "can_leave": match.is_open and me is not None,
         "can_add_bot": match.is_open and not full and services.may_add_bot(match, user),
         "bot_levels": list(engine.bot_levels),
-        "login_url": _login_url(match, table) if login_url is None else login_url,
+        "login_url": login_url,
         "must_log_in": match.is_open and not _authenticated(user) and not full,
     }
 
