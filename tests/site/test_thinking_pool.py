@@ -203,7 +203,6 @@ def why_nothing_was_judged(match: Match) -> dict:
         "unanalysed": analysis._unanalysed_match_ids(),
         "this match": match.pk,
         "rows": list(MatchAnalysis.objects.values("match_id", "complete", "failed", "next_move")),
-        "pool": thinking.worker_pool(),
     }
 
 
