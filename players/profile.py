@@ -11,9 +11,9 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -24,10 +24,12 @@ from games.bot_profiles import bot_url
 from games.engines import all_engines
 from games.models import Match, Seat
 from ratings import ladder
-from ratings.charts import chart_keys, render_charts
+from ratings.charts import CACHE_SECONDS, chart_keys, draw_charts, missing_charts
+from ratings.models import RatingChange
 
 from . import friends, presence
 from .models import Friendship
+from .rendering import recent_matches_html
 from .together import (
     Statement,
     column_converter,
@@ -68,14 +70,14 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
     sections = rating_sections(target, read.standings)
     charts = chart_requests(target, sections)
     # The charts and the recent matches drawn before, in one round trip to the cache.
-    chart_key, recent_key = chart_keys(charts), recent_cache_key(target, read.newest)
-    cached = cache.get_many([*chart_key.values(), recent_key])
-    add_charts(target, sections, charts, cached)
+    recent_key = recent_cache_key(target, read.newest)
+    cached = cache.get_many([*chart_keys(charts).values(), recent_key])
+    drawn = draw_missing(target, read.newest, sections, charts, cached, recent_key)
     context = {
         "profile_user": target,
         "online": presence.is_online(target.pk),
         "ratings": sections,
-        "recent": recent_section(target, read.newest, cached.get(recent_key)),
+        "recent": drawn,
         "trophies": read.trophies,
         "friend_status": read.status,
         "friend_actions": [
@@ -88,6 +90,43 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
         # Read with the rest: the header's badge (players.context_processors) need not ask.
         context["incoming_friend_requests"] = read.incoming
     return context
+
+
+def draw_missing(
+    target: Any,
+    newest: int | None,
+    sections: list[dict[str, Any]],
+    charts: dict[str, tuple[Hashable, str]],
+    cached: Mapping[str, Any],
+    recent_key: str,
+) -> SafeString:
+    """Each section's ``chart`` and the recent matches' HTML (returned), from the cache
+    (``cached``: what was read of it) or drawn: what must be drawn is read in one round trip
+    to the database, and kept in one round trip to the cache. A busy profile is read far more
+    often than its player finishes a match, and a finished match is what changes them."""
+    missing = missing_charts(charts, cached)
+    recent_html = cached.get(recent_key)
+    reads: list[Statement] = []
+    if missing:
+        reads.append(ladder.rating_history_sql(target))
+    if recent_html is None and newest is not None:
+        reads.append(recent_sql(target))
+    found = read_together(reads) if reads else []
+    points = {}
+    if missing:
+        history = ladder.rating_history_from(found.pop(0))
+        points = {f"history-{slug}": values for slug, values in history.items()}
+    svgs, keep = draw_charts(charts, cached, points)
+    for section in sections:
+        section["chart"] = svgs.get(section.pop("chart_id")) or None
+    if recent_html is None:
+        rows = recent_rows_from(target, found.pop(0)) if found else []
+        recent_html = recent_matches_html(rows)
+        keep[recent_key] = recent_html
+    if keep:
+        # Kept as long as a chart: the player's next finished match changes their keys.
+        cache.set_many(keep, CACHE_SECONDS)
+    return SafeString(recent_html)
 
 
 @dataclass(frozen=True)
@@ -185,31 +224,9 @@ def chart_requests(target: Any, sections: list[dict[str, Any]]) -> dict[str, tup
     }
 
 
-def add_charts(
-    target: Any,
-    sections: list[dict[str, Any]],
-    charts: dict[str, tuple[Hashable, str]],
-    cached: Mapping[str, Any],
-) -> None:
-    """Each section's ``chart``, from the cache (``cached``: what was read of it) or drawn."""
-
-    def load_points() -> dict[str, list]:
-        history = ladder.rating_history(target)
-        return {f"history-{slug}": points for slug, points in history.items()}
-
-    svgs = render_charts(charts, load_points, cached)
-    for section in sections:
-        section["chart"] = svgs.get(section.pop("chart_id")) or None
-
-
 def replay_url(match: Match) -> str | None:
     """The replay of a finished match."""
     return reverse("games:replay", args=[match.pk])
-
-
-#: A rendered list of recent matches is kept this long; the player's next finished match changes
-#: its key.
-RECENT_CACHE_SECONDS = 24 * 3600
 
 
 def newest_match_sql(target: Any) -> Statement:
@@ -230,54 +247,78 @@ def recent_cache_key(target: Any, newest: int | None) -> str:
     return "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
 
 
-def recent_section(target: Any, newest: int | None, html: str | None) -> SafeString:
-    """The player's recent matches, rendered once per finished match (``html``: as the cache
-    kept it, None when it has not): a busy profile is read far more often than its player
-    finishes a match."""
-    key = recent_cache_key(target, newest)
-    if html is None:
-        rows = recent_rows(target) if newest is not None else []
-        html = render_to_string("players/recent_matches.html", {"recent": rows})
-        cache.set(key, html, RECENT_CACHE_SECONDS)
-    return SafeString(html)
+def recent_sql(target: Any, limit: int = ladder.RECENT_MATCHES) -> Statement:
+    """``ladder.recent_matches`` as one statement: a row per seat of the player's last ``limit``
+    finished public matches, newest first, seats in order: ``(match id, game, mode,
+    finished_at, the player's rating change or NULL, seat's user id, username, bot level,
+    score, rank)``. Raw SQL: building the ORM's two queries and their instances cost more than
+    running them."""
+    match, seat = quoted_table(Match), quoted_table(Seat)
+    change, user = quoted_table(RatingChange), quoted_table(get_user_model())
+    sql = f"""
+        WITH recent AS (
+            SELECT m.id, m.game, m.mode, m.finished_at, (
+                SELECT c.delta FROM {change} c WHERE c.match_id = m.id AND c.user_id = %s LIMIT 1
+            ) AS delta
+            FROM {match} m
+            WHERE m.status = %s AND NOT m.private AND EXISTS (
+                SELECT 1 FROM {seat} s WHERE s.match_id = m.id AND s.user_id = %s
+            )
+            ORDER BY m.finished_at DESC, m.id DESC LIMIT %s
+        )
+        SELECT recent.id, recent.game, recent.mode, recent.finished_at, recent.delta,
+            s.user_id, u.username, s.bot_level, s.score, s.rank
+        FROM recent JOIN {seat} s ON s.match_id = recent.id
+        LEFT JOIN {user} u ON u.id = s.user_id
+        ORDER BY recent.finished_at DESC, recent.id DESC, s.{connection.ops.quote_name("index")}
+    """
+    return sql, [target.pk, Match.Status.FINISHED.value, target.pk, limit]
 
 
-def recent_rows(target: Any) -> list[dict[str, Any]]:
+def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
+    """What the recent matches' table prints of each match, from ``recent_sql``'s rows."""
     names = game_names()
+    as_datetime = column_converter(Match, "finished_at")
+    by_match: dict[int, list[tuple]] = {}
+    for row in found:
+        by_match.setdefault(row[0], []).append(row)
     rows = []
-    for match in ladder.recent_matches(target):
-        seats = list(match.seats.all())
-        mine = next(s for s in seats if s.user_id == target.pk)
-        delta = match.rating_delta
+    for match_id, seats in by_match.items():
+        _id, game, mode, finished_at, delta = seats[0][:5]
+        mine = next(seat for seat in seats if seat[5] == target.pk)
         rows.append(
             {
-                "id": match.pk,
-                "game": names.get(match.game, match.game),
-                "ranked": match.mode == Match.Mode.RANKED,
-                "finished_at": match.finished_at,
-                "rank": mine.rank,
-                "score": mine.score,
+                "id": match_id,
+                "game": names.get(game, game),
+                "ranked": mode == Match.Mode.RANKED,
+                "finished_at": as_datetime(finished_at),
+                "rank": mine[9],
+                "score": mine[8],
                 "players": len(seats),
-                "opponents": [
-                    {
-                        "name": seat.display_name,
-                        "username": seat.user.username if seat.user_id else None,
-                        "url": (
-                            ladder.profile_url(seat.user.username)
-                            if seat.user_id
-                            else bot_url(match.game, seat.bot_level)
-                        ),
-                        "rank": seat.rank,
-                        "score": seat.score,
-                    }
-                    for seat in seats
-                    if seat is not mine
-                ],
+                "opponents": [opponent(game, seat) for seat in seats if seat is not mine],
                 "delta": None if delta is None else f"{round(delta):+d}",
-                "replay_url": replay_url(match),
+                "replay_url": reverse("games:replay", args=[match_id]),
             }
         )
     return rows
+
+
+def opponent(game: str, seat: tuple) -> dict[str, Any]:
+    """An opponent's entry in a recent match (a ``recent_sql`` row): a player links to their
+    profile, a bot to its level's page."""
+    *_match, user_id, username, bot_level, score, rank = seat
+    if user_id is None:
+        name = str(_("Bot (level %(level)s)") % {"level": bot_level})
+        url = bot_url(game, bot_level)
+    else:
+        name, url = username, ladder.profile_url(username)
+    return {
+        "name": name,
+        "username": username if user_id is not None else None,
+        "url": url,
+        "rank": rank,
+        "score": score,
+    }
 
 
 def trophies_for(user: Any) -> list[dict[str, Any]]:

@@ -15,8 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery, Window
-from django.db.models.functions import RowNumber
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -804,22 +803,35 @@ def rating_history(
 ) -> dict[str, list[tuple[datetime, float]]]:
     """The player's rating after each of their last ``per_game`` rated matches of each game,
     oldest first, in one query."""
-    rows = (
-        RatingChange.objects.filter(user=user)
-        .annotate(
-            newest=Window(
-                RowNumber(),
-                partition_by=[F("game")],
-                order_by=[F("created_at").desc(), F("id").desc()],
-            )
-        )
-        .filter(newest__lte=per_game)
-        .order_by("game", "created_at", "id")
-        .values_list("game", "created_at", "after")
-    )
+    sql, params = rating_history_sql(user, per_game)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return rating_history_from(cursor.fetchall())
+
+
+def rating_history_sql(user: Any, per_game: int = HISTORY_POINTS) -> tuple[str, list[Any]]:
+    """The query of ``rating_history``, for a caller that sends it with other reads
+    (``rating_history_from`` reads its rows). Raw SQL: building the ORM's window query cost
+    more than running it."""
+    table = connection.ops.quote_name(RatingChange._meta.db_table)
+    sql = f"""
+        SELECT game, created_at, after FROM (
+            SELECT game, created_at, after, id, ROW_NUMBER() OVER (
+                PARTITION BY game ORDER BY created_at DESC, id DESC
+            ) AS newest
+            FROM {table} WHERE user_id = %s
+        ) history WHERE newest <= %s ORDER BY game, created_at, id
+    """
+    return sql, [user.pk, per_game]
+
+
+def rating_history_from(rows: list[tuple]) -> dict[str, list[tuple[datetime, float]]]:
+    from players.together import column_converter
+
+    as_datetime = column_converter(RatingChange, "created_at")
     history: dict[str, list[tuple[datetime, float]]] = {}
     for game, when, after in rows:
-        history.setdefault(game, []).append((when, after))
+        history.setdefault(game, []).append((as_datetime(when), after))
     return history
 
 
