@@ -3,18 +3,16 @@ trophies, presence, and the friend button. A fixed number of queries, however mu
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
@@ -24,7 +22,7 @@ from games.bot_profiles import bot_url
 from games.engines import all_engines
 from games.models import Match, Seat
 from ratings import ladder
-from ratings.charts import CACHE_SECONDS, chart_keys, draw_charts, missing_charts
+from ratings.charts import DRAWN, chart_keys, draw_charts, missing_charts
 from ratings.models import RatingChange
 
 from . import friends, presence
@@ -68,16 +66,12 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
     read = profile_reads(target, viewer)
     sections = rating_sections(target, read.standings)
-    charts = chart_requests(target, sections)
-    # The charts and the recent matches drawn before, in one round trip to the cache.
-    recent_key = recent_cache_key(target, read.newest)
-    cached = cache.get_many([*chart_keys(charts).values(), recent_key])
-    drawn = draw_missing(target, read.newest, sections, charts, cached, recent_key)
+    add_charts(target, sections, chart_requests(target, sections))
     context = {
         "profile_user": target,
         "online": presence.is_online(target.pk),
         "ratings": sections,
-        "recent": drawn,
+        "recent": recent_section(target, read.recent),
         "trophies": read.trophies,
         "friend_status": read.status,
         "friend_actions": [
@@ -92,41 +86,40 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
     return context
 
 
-def draw_missing(
-    target: Any,
-    newest: int | None,
-    sections: list[dict[str, Any]],
-    charts: dict[str, tuple[Hashable, str]],
-    cached: Mapping[str, Any],
-    recent_key: str,
-) -> SafeString:
-    """Each section's ``chart`` and the recent matches' HTML (returned), from the cache
-    (``cached``: what was read of it) or drawn: what must be drawn is read in one round trip
-    to the database, and kept in one round trip to the cache. A busy profile is read far more
-    often than its player finishes a match, and a finished match is what changes them."""
-    missing = missing_charts(charts, cached)
-    recent_html = cached.get(recent_key)
-    reads: list[Statement] = []
-    if missing:
-        reads.append(ladder.rating_history_sql(target))
-    if recent_html is None and newest is not None:
-        reads.append(recent_sql(target))
-    found = read_together(reads) if reads else []
+def add_charts(
+    target: Any, sections: list[dict[str, Any]], charts: dict[str, tuple[Hashable, str]]
+) -> None:
+    """Each section's ``chart``, as this process drew it before (``charts.DRAWN``) or drawn
+    now: a busy profile is read far more often than its player plays a rated match."""
+    kept = DRAWN.get_many(chart_keys(charts).values())
     points = {}
-    if missing:
-        history = ladder.rating_history_from(found.pop(0))
+    if missing_charts(charts, kept):
+        history = ladder.rating_history(target)
         points = {f"history-{slug}": values for slug, values in history.items()}
-    svgs, keep = draw_charts(charts, cached, points)
+    svgs, drawn = draw_charts(charts, kept, points)
+    DRAWN.set_many(drawn)
     for section in sections:
         section["chart"] = svgs.get(section.pop("chart_id")) or None
-    if recent_html is None:
-        rows = recent_rows_from(target, found.pop(0)) if found else []
-        recent_html = recent_matches_html(rows)
-        keep[recent_key] = recent_html
-    if keep:
-        # Kept as long as a chart: the player's next finished match changes their keys.
-        cache.set_many(keep, CACHE_SECONDS)
-    return SafeString(recent_html)
+
+
+def recent_section(target: Any, found: list[tuple]) -> SafeString:
+    """The player's recent matches (``found``: the rows of ``recent_sql``), drawn once per
+    process for what they show: the rows themselves are the key (with the language, time zone
+    and links' prefix), so that a finished match, a renamed or deleted opponent, anything the
+    table prints, draws it again."""
+    key = (
+        "profile-recent",
+        target.pk,
+        tuple(found),
+        get_language(),
+        timezone.get_current_timezone_name(),
+        get_script_prefix(),
+    )
+    html = DRAWN.get_many([key]).get(key)
+    if html is None:
+        html = recent_matches_html(recent_rows_from(target, found))
+        DRAWN.set_many({key: html})
+    return SafeString(html)
 
 
 @dataclass(frozen=True)
@@ -134,8 +127,8 @@ class ProfileReads:
     #: The viewer's friendship with the player (``friends.friendship_status``); None for visitors.
     status: str | None
     standings: dict[str, ladder.Standing]
-    #: The id of the player's last finished public match.
-    newest: int | None
+    #: The player's last finished public matches (``recent_sql``'s rows).
+    recent: list[tuple]
     trophies: list[dict[str, Any]]
     #: Friend requests waiting for the viewer's answer; None for visitors.
     incoming: int | None
@@ -144,14 +137,13 @@ class ProfileReads:
 def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     """What the profile reads from the database, in one round trip. Raw SQL where it can be:
     building the ORM's queries cost more than running them."""
-    reads: list[Any] = [ladder.standings_sql(target), newest_match_sql(target)]
+    reads: list[Any] = [ladder.standings_sql(target), recent_sql(target)]
     has_trophies = apps.is_installed("arena")
     if has_trophies:
         reads.append(trophies_sql(target))
     if viewer.is_authenticated:
         reads += [link_sql(viewer, target), incoming_count_sql(viewer)]
     found = read_together(reads)
-    newest = found[1]
     status = incoming = None
     if viewer.is_authenticated:
         link, counted = found[-2], found[-1]
@@ -164,7 +156,7 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     return ProfileReads(
         status=status,
         standings=ladder.standings_from(found[0]),
-        newest=newest[0][0] if newest else None,
+        recent=found[1],
         trophies=trophies_from(found[2]) if has_trophies else [],
         incoming=incoming,
     )
@@ -227,24 +219,6 @@ def chart_requests(target: Any, sections: list[dict[str, Any]]) -> dict[str, tup
 def replay_url(match: Match) -> str | None:
     """The replay of a finished match."""
     return reverse("games:replay", args=[match.pk])
-
-
-def newest_match_sql(target: Any) -> Statement:
-    """The id of the player's last finished public match (no row before their first)."""
-    sql = (
-        f"SELECT m.id FROM {quoted_table(Match)} m"
-        f" JOIN {quoted_table(Seat)} s ON s.match_id = m.id"
-        " WHERE NOT m.private AND s.user_id = %s AND m.status = %s"
-        " ORDER BY m.finished_at DESC, m.id DESC LIMIT 1"
-    )
-    return sql, [target.pk, Match.Status.FINISHED.value]
-
-
-def recent_cache_key(target: Any, newest: int | None) -> str:
-    """A finished public match never changes, so the newest one's id (``newest_match_id``, with
-    the language and time zone) names the list of recent matches."""
-    shown = (target.pk, newest, get_language(), timezone.get_current_timezone_name())
-    return "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
 
 
 def recent_sql(target: Any, limit: int = ladder.RECENT_MATCHES) -> Statement:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.test import Client
 from django.utils import timezone, translation
 
 from games.models import Match
@@ -116,3 +117,19 @@ def test_the_recent_matches_read_in_one_query_are_what_the_orm_reads():
             delta = match.rating_delta
             assert row["delta"] == (None if delta is None else f"{round(delta):+d}")
             assert row["ranked"] == (match.mode == Match.Mode.RANKED)
+
+
+@pytest.mark.django_db
+def test_a_profile_drawn_before_shows_an_opponent_renamed_or_deleted_since():
+    """The recent matches are kept under the rows they print: an opponent's new name (or their
+    account gone) shows on the next read, in the process that drew them before."""
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    ranked_match([ann, bob, cid], seed=1)
+    assert 'href="/players/bob/"' in Client().get("/players/ann/").content.decode()
+    bob.username = "roberto"
+    bob.save()
+    html = Client().get("/players/ann/").content.decode()
+    assert 'href="/players/roberto/"' in html and "/players/bob/" not in html
+    cid.delete()
+    html = Client().get("/players/ann/").content.decode()
+    assert "/players/cid/" not in html and 'href="/players/roberto/"' in html
