@@ -267,12 +267,14 @@ def _ratings() -> str:
 
 def _viewer_sql() -> str:
     """A CTE ``mine`` with the viewer's rating in the game and its rank (``%s``: the game, the
-    viewer's id, the game), the way ``standings`` ranks it; no row for a viewer not rated."""
+    viewer's id, the game), the way ``standings`` ranks it; no row for a viewer not rated. The
+    bucket is compared as an integer (the column's type): compared as a double, PostgreSQL read
+    every bucket row of the game instead of walking their index from it."""
     floor = _floor_sql("m.value")
     return f"""mine AS (
             SELECT m.value AS mine_value, m.matches AS mine_matches, m.wins AS mine_wins,
                 (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
-                 WHERE b.game = %s AND b.bucket > {floor})
+                 WHERE b.game = %s AND b.bucket > CAST({floor} AS INTEGER))
                 + (SELECT COUNT(*) FROM {_ratings()} o
                    WHERE o.game = m.game AND o.value > m.value AND o.value < {floor} + 1)
                 + 1 AS mine_rank
@@ -454,9 +456,12 @@ def _filtered_rows_sql(
         ), counts AS (
             -- Only the buckets from the page's lowest row up: the running sums of those are
             -- the same, and a page near the top adds up a few instead of every bucket.
+            -- An integer, so that PostgreSQL compares the buckets as integers and walks
+            -- their index from there, rather than reading every bucket row of the game.
             SELECT bucket, SUM(players) AS n FROM {_buckets()}
             WHERE game = %s AND bucket >= (
-                SELECT MIN({bucket}) FROM page JOIN {_ratings()} r ON r.id = page.id
+                SELECT CAST(MIN({bucket}) AS INTEGER) FROM page JOIN {_ratings()} r
+                ON r.id = page.id
             )
             GROUP BY bucket
         ), running AS (
@@ -610,7 +615,7 @@ def standings_sql(user: Any) -> tuple[str, list[Any]]:
     sql = f"""
         SELECT r.game, r.value, r.matches, r.wins,
             (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
-             WHERE b.game = r.game AND b.bucket > {floor}),
+             WHERE b.game = r.game AND b.bucket > CAST({floor} AS INTEGER)),
             (SELECT COUNT(*) FROM {_ratings()} o
              WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1)
         FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
