@@ -30,8 +30,12 @@ def rankings(request: HttpRequest, user: Any, game: str) -> JsonResponse:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400)
     # The page's query goes with the generation's when the page is likely not kept.
     coming = ladder.kept_page_read(game, number)
-    found = read_together([ladder.generation_sql(game), *coming.statements()])
-    page = ladder.kept_page(coming, ladder.generation_from(found[0]), found[1:])
+    reads = [ladder.generation_sql(game)]
+    if coming.query is not None:
+        reads.append(coming.query.statement)
+    found = read_together(reads)
+    rows = found[1] if coming.query is not None else None
+    page = ladder.kept_page(coming, ladder.generation_from(found[0]), rows)
     if page.number != number:
         raise ApiError(
             _("There are only %(pages)d pages in this ladder.") % {"pages": page.pages}, 404

@@ -1,8 +1,7 @@
 """The ladder's buckets (``LadderBucket``): triggers add a +1 or -1 row per change of a rating;
 ``fold`` adds each game's rows up into one row per bucket, so that reading them stays cheap. The
-same goes for the count of its writes (``LadderChange``) and of its roster's changes
-(``LadderRoster``), each folded into one row. Folding changes no sum, so it may run at any time,
-beside any writer."""
+same goes for the count of its writes (``LadderChange``), folded into one row. Folding changes no
+sum, so it may run at any time, beside any writer."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from django.db import connection, transaction
 
 from games.worker import job
 
-from .models import LadderBucket, LadderChange, LadderRoster
+from .models import LadderBucket, LadderChange
 
 #: Fewer loose rows than this in a game and folding is not worth its write.
 FOLD_AFTER = 200
@@ -26,36 +25,28 @@ def changes_table() -> str:
     return connection.ops.quote_name(LadderChange._meta.db_table)
 
 
-def roster_table() -> str:
-    return connection.ops.quote_name(LadderRoster._meta.db_table)
-
-
 def fold(game: str) -> None:
     """One row per non-empty bucket of ``game``, with the same sums as before; and one row of its
-    changes and one of its roster's changes (new ones: the highest ids move on, which no reader
-    minds)."""
+    changes (a new one: the highest id moves on, which no reader minds)."""
     _fold_buckets(game)
-    _fold_counts(LadderChange, game)
-    _fold_counts(LadderRoster, game)
+    _fold_changes(game)
 
 
-def _fold_counts(model: type[LadderChange] | type[LadderRoster], game: str) -> None:
-    """One row for a game's rows of ``model``, a count with ``game`` and ``changes``."""
-    table = connection.ops.quote_name(model._meta.db_table)
+def _fold_changes(game: str) -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
-                f"WITH gone AS (DELETE FROM {table} WHERE game = %s RETURNING changes)"
-                f" INSERT INTO {table} (game, changes)"
+                f"WITH gone AS (DELETE FROM {changes_table()} WHERE game = %s RETURNING changes)"
+                f" INSERT INTO {changes_table()} (game, changes)"
                 " SELECT %s, SUM(changes) FROM gone HAVING COUNT(*) > 0",
                 [game, game],
             )
             return
-        cursor.execute(f"SELECT SUM(changes) FROM {table} WHERE game = %s", [game])
+        cursor.execute(f"SELECT SUM(changes) FROM {changes_table()} WHERE game = %s", [game])
         (total,) = cursor.fetchone()
         if total is not None:
-            cursor.execute(f"DELETE FROM {table} WHERE game = %s", [game])
-            model.objects.create(game=game, changes=total)
+            cursor.execute(f"DELETE FROM {changes_table()} WHERE game = %s", [game])
+            LadderChange.objects.create(game=game, changes=total)
 
 
 def _fold_buckets(game: str) -> None:
@@ -92,9 +83,8 @@ def fold_ladder_buckets() -> int:
         cursor.execute(
             f"SELECT game FROM {table()} GROUP BY game"
             " HAVING COUNT(*) > COUNT(DISTINCT bucket) + %s"
-            f" UNION SELECT game FROM {changes_table()} GROUP BY game HAVING COUNT(*) > %s"
-            f" UNION SELECT game FROM {roster_table()} GROUP BY game HAVING COUNT(*) > %s",
-            [FOLD_AFTER, FOLD_CHANGES_AFTER, FOLD_CHANGES_AFTER],
+            f" UNION SELECT game FROM {changes_table()} GROUP BY game HAVING COUNT(*) > %s",
+            [FOLD_AFTER, FOLD_CHANGES_AFTER],
         )
         games = [game for (game,) in cursor.fetchall()]
     for game in games:

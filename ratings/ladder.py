@@ -15,14 +15,13 @@ from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
-from django.db.models import CharField, OuterRef, Prefetch, QuerySet, Subquery, Value
-from django.db.models.functions import Concat
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
 
 from games.models import Match, Seat
 
-from .models import LadderBucket, LadderChange, LadderRoster, Rating, RatingChange
+from .models import LadderBucket, LadderChange, Rating, RatingChange
 
 PAGE_SIZE = 50
 #: Matches shown per game in a rating-history chart: enough to see a trend, few enough that the
@@ -372,22 +371,14 @@ def _filtered_page_query(
     only_user_ids: Collection[int] | QuerySet | None,
     size: int,
     viewer_id: int | None,
-    matching: Collection[int] | None = None,
 ) -> PageQuery:
     """A page of the players kept by a search or a set of ids, with whole-ladder ranks, in one
     query. The matches are read in no order (a rare name once, through the trigram index on
     PostgreSQL) and counted; a search stops counting past ``SEARCH_LIMIT``, since to count every
     name containing "a" would read the whole ladder. The asked page is clamped to the pages there
-    are inside the query, so a stale link costs nothing more. ``matching``: the ids of the
-    ratings the search matched when last read (``kept_page_read``), to read by id instead of
-    through the trigram index; their names are tested again (in an expression the index does
-    not serve, so that PostgreSQL reads them by id)."""
+    are inside the query, so a stale link costs nothing more."""
     query = Rating.objects.filter(game=game)
-    if matching is not None:
-        padded = Concat("name", Value(""), output_field=CharField())
-        query = query.filter(id__in=list(matching)).alias(padded=padded)
-        query = query.filter(padded__icontains=search)
-    elif search:
+    if search:
         query = query.filter(name__icontains=search)
     if isinstance(only_user_ids, QuerySet):
         # A subquery (friends): it runs inside this page's one query.
@@ -678,21 +669,6 @@ def generation_from(rows: list[tuple]) -> Generation:
     return int(total), highest
 
 
-def roster_sql(game: str) -> tuple[str, list[Any]]:
-    """The query of ``game``'s roster generation (one row, read by ``generation_from``): it
-    moves on when a rating is inserted or deleted, or its player renamed, and not with a rated
-    match; so the players a search matches may be kept under it."""
-    table = connection.ops.quote_name(LadderRoster._meta.db_table)
-    return f"SELECT COALESCE(SUM(changes), 0), MAX(id) FROM {table} WHERE game = %s", [game]
-
-
-def matches_sql(game: str, search: str) -> tuple[str, list[Any]]:
-    """The ids of the ratings of ``game`` whose name contains ``search``, ``SEARCH_LIMIT`` + 1 at
-    most (past the limit, a search walks the ladder instead)."""
-    query = Rating.objects.filter(game=game, name__icontains=search).order_by()
-    return query.values_list("id", flat=True)[: SEARCH_LIMIT + 1].query.sql_with_params()
-
-
 def generations() -> dict[str, Generation]:
     """Every game's generation, in one query (a game nobody is rated in has none)."""
     table = connection.ops.quote_name(LadderChange._meta.db_table)
@@ -735,36 +711,16 @@ class _KeptPages:
             self._pages.clear()
 
 
-def forget_kept() -> None:
-    """Forget every page and search this process kept (for tests and benchmarks)."""
-    _kept.clear()
-    _kept_matches.clear()
-    _last_generation.clear()
-    _last_roster.clear()
-
-
 _kept = _KeptPages(PAGES_KEPT)
 #: The generation each ladder had when this process last read one of its pages: a page not kept
 #: under it is likely not kept under the next one read either.
 _last_generation: dict[tuple[str, str], Generation] = {}
-#: The ids of the ratings a search matched (at most ``SEARCH_LIMIT``), kept under the roster
-#: generation they were read in: a rated match moves ratings, never who matches a name.
-_kept_matches = _KeptPages(PAGES_KEPT)
-#: The roster generation each ladder had when this process last read one of its searches.
-_last_roster: dict[tuple[str, str], Generation] = {}
-
-
-#: Kept in place of a search's matching ids: more than ``SEARCH_LIMIT`` players matched.
-CAPPED = "capped"
 
 
 @dataclass(frozen=True)
 class KeptPageRead:
     """A kept page on its way (``kept_page_read``): ``query`` is the page's query to send with
-    the generation when the page is likely not kept (None when it likely is). A search also
-    reads the ladder's roster generation (``roster``), and the ids it matches when they are not
-    kept (``matches``); ``matching_roster`` is the roster generation of the ids ``query`` reads
-    by, when it reads by ids."""
+    the generation when the page is likely not kept (None when it likely is)."""
 
     game: str
     page: int
@@ -772,25 +728,11 @@ class KeptPageRead:
     only: tuple[int, ...] | None
     size: int
     query: PageQuery | None
-    roster: bool = False
-    matches: tuple[str, Any] | None = None
-    matching_roster: Generation | None = None
 
     @property
     def key(self) -> tuple:
         database = connection.settings_dict["NAME"]
         return (database, self.game, self.page, self.search, self.only, self.size)
-
-    def statements(self) -> list[tuple[str, Any]]:
-        """What to send with the generation, in one round trip; their rows go to ``kept_page``."""
-        if self.query is None:
-            return []
-        reads = [self.query.statement]
-        if self.roster:
-            reads.append(roster_sql(self.game))
-        if self.matches is not None:
-            reads.append(self.matches)
-        return reads
 
     def read_afresh(self) -> LadderPage:
         return ladder_page(
@@ -809,92 +751,34 @@ def kept_page_read(
     """The first step of a kept page (``kept_page`` is the second): when the page was not kept
     under the ladder's last generation seen here, its query, to send with the generation so that
     a page not kept costs no round trip more (always inside a transaction, where nothing is
-    kept). A search whose matching ids this process kept under the last roster generation it
-    saw reads its page by those ids, not through the names' trigram index."""
+    kept)."""
     only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
     read = KeptPageRead(game, page, search, only, size, None)
     last = _last_generation.get((read.key[0], game))
     kept = last is not None and _kept.get((last, *read.key)) is not None
     if kept and not connection.in_atomic_block:
         return read
-    return _page_reads(game, page, search, only, size)
+    query = page_query(game, page, search=search, only_user_ids=only, size=size)
+    return KeptPageRead(game, page, search, only, size, query)
 
 
-def _page_reads(
-    game: str, page: int, search: str, only: tuple[int, ...] | None, size: int
-) -> KeptPageRead:
-    """The reads of a page not kept (``kept_page_read``)."""
-    if not search or only is not None or connection.in_atomic_block:
-        query = page_query(game, page, search=search, only_user_ids=only, size=size)
-        return KeptPageRead(game, page, search, only, size, query)
-    database = connection.settings_dict["NAME"]
-    roster = _last_roster.get((database, game))
-    matching = _kept_matches.get((roster, database, game, search)) if roster else None
-    if matching is None:
-        query = page_query(game, page, search=search, size=size)
-        return KeptPageRead(game, page, search, only, size, query, True, matches_sql(game, search))
-    if matching == CAPPED:
-        query = page_query(game, page, search=search, size=size)
-        return KeptPageRead(game, page, search, only, size, query, True)
-    query = _filtered_page_query(game, page, search, None, size, None, matching=matching)
-    return KeptPageRead(game, page, search, only, size, query, True, matching_roster=roster)
-
-
-def kept_page(
-    read: KeptPageRead, generation: Generation, found: list[list[tuple]] | None
-) -> LadderPage:
+def kept_page(read: KeptPageRead, generation: Generation, rows: list[tuple] | None) -> LadderPage:
     """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
-    and kept. ``generation`` was read before or with ``found``, the rows of
-    ``read.statements()`` (None when there were none): the page they give is as new as the
-    generation or newer. Inside a transaction nothing is kept nor taken: what it wrote may yet
-    be rolled back."""
-    if read.query is not None and not found:
+    and kept. ``generation`` was read before or with ``rows``, the rows of ``read.query`` (None
+    when it was not sent): the page they give is as new as the generation or newer. Inside a
+    transaction nothing is kept nor taken: what it wrote may yet be rolled back."""
+    if read.query is not None and rows is None:
         raise ValueError("The page's query was to be sent with the generation.")
     if connection.in_atomic_block:
-        return read.query.finish(found[0]) if read.query is not None else read.read_afresh()
+        return read.query.finish(rows) if read.query is not None else read.read_afresh()
     _last_generation[(read.key[0], read.game)] = generation
     key = (generation, *read.key)
-    page = _finish(read, found) if read.query is not None else _kept.get(key) or _read_now(read)
+    if read.query is not None:
+        page = read.query.finish(rows)
+    else:
+        page = _kept.get(key) or read.read_afresh()
     _kept.put(key, page)
     return page
-
-
-def _read_now(read: KeptPageRead) -> LadderPage:
-    """A page that was likely kept but was not: its reads, in a round trip of their own."""
-    from players.together import read_together
-
-    fresh = _page_reads(read.game, read.page, read.search, read.only, read.size)
-    return _finish(fresh, read_together(fresh.statements()))
-
-
-def _finish(read: KeptPageRead, found: list[list[tuple]]) -> LadderPage:
-    return _search_page(read, found) if read.roster else read.query.finish(found[0])
-
-
-def _search_page(read: KeptPageRead, found: list[list[tuple]]) -> LadderPage:
-    """A search's page from the rows of ``read.statements()``; its matching ids kept under the
-    roster generation read with them. A page read by ids kept under another roster generation
-    than the one read now (a player renamed, joined or left meanwhile) is read again, with the
-    ids it matches now."""
-    roster = generation_from(found[1])
-    _last_roster[(read.key[0], read.game)] = roster
-    if read.matches is not None:
-        _keep_matches(read, roster, found[2])
-    if read.matching_roster is None or read.matching_roster == roster:
-        return read.query.finish(found[0])
-    from players.together import read_together
-
-    query = page_query(read.game, read.page, search=read.search, size=read.size)
-    rows, matched = read_together([query.statement, matches_sql(read.game, read.search)])
-    _keep_matches(read, roster, matched)
-    return query.finish(rows)
-
-
-def _keep_matches(read: KeptPageRead, roster: Generation, matched: list[tuple]) -> None:
-    """Keep the ids a search matched (the rows of ``matches_sql``, read after ``roster``)."""
-    ids = tuple(rating_id for (rating_id,) in matched)
-    kept = ids if len(ids) <= SEARCH_LIMIT else CAPPED
-    _kept_matches.put((roster, read.key[0], read.game, read.search), kept)
 
 
 def kept_ladder_page(

@@ -91,25 +91,6 @@ class LadderChange(models.Model):
         return f"{self.game}: {self.changes} changes"
 
 
-class LadderRoster(models.Model):
-    """A count of the writes that change who is on a game's ladder or under what name, kept by
-    database triggers (migration 0007): a rating inserted or deleted, its player renamed, its
-    game changed; not a rated match, which only moves ratings. The sum of a game's rows with
-    their highest id (``ladder.roster_sql``) names the players a search matches, so that they
-    are kept across rated matches. Rows are only added; the worker folds them (``buckets.fold``)."""
-
-    game = models.CharField(max_length=40)
-    changes = models.IntegerField()
-
-    class Meta:
-        indexes = [
-            models.Index(fields=["game", "id"], include=["changes"], name="ladder_roster_idx"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.game}: {self.changes} roster changes"
-
-
 class RatingChange(models.Model):
     match = models.ForeignKey(
         "games.Match", on_delete=models.CASCADE, related_name="rating_changes"

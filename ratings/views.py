@@ -60,7 +60,7 @@ def ladder_view(request: HttpRequest, game: str) -> HttpResponse:
         )
     else:
         coming = ladder.kept_page_read(engine.slug, number, search=search)
-        read = viewer_reads(engine.slug, user, friends_only, coming.statements())
+        read = viewer_reads(engine.slug, user, friends_only, coming.query)
         page = ladder.kept_page(coming, read.generation, read.page_rows)
     mine = read.mine
     online = presence.online_ids(row.user_id for row in page.rows)
@@ -92,26 +92,26 @@ class ViewerReads:
     incoming: int | None
     #: Friends-only: the ids of the viewer's friends and their own.
     friends_and_self: set[int] | None
-    #: The rows of the page's statements, when they were sent with the rest.
-    page_rows: list[list[tuple]] | None = None
+    #: The rows of the page's query, when it was sent with the rest.
+    page_rows: list[tuple] | None = None
 
 
 def viewer_reads(
-    game: str, user: Any, friends_only: bool, page_reads: list[Statement] | None = None
+    game: str, user: Any, friends_only: bool, page_query: ladder.PageQuery | None = None
 ) -> ViewerReads:
     """What a ladder page reads in one round trip: the ladder's generation; for a logged-in
     viewer their standing, the header's count of friend requests and (friends only) who their
-    friends are; and the page's statements when there are some (``KeptPageRead.statements``:
-    it is likely not kept)."""
+    friends are; and the page itself when ``page_query`` is given (it is likely not kept)."""
     reads: list[Any] = [ladder.generation_sql(game)]
     if user.is_authenticated:
         reads += [ladder.standing_sql(game, user.pk), incoming_count_sql(user)]
         if friends_only:
             reads.append(friend_pairs(user))
-    page_reads = page_reads or []
-    found = read_together([*reads, *page_reads])
+    if page_query is not None:
+        reads.append(page_query.statement)
+    found = read_together(reads)
     generation = ladder.generation_from(found[0])
-    page_rows = found[len(reads) :] if page_reads else None
+    page_rows = found[-1] if page_query is not None else None
     if not user.is_authenticated:
         return ViewerReads(generation, None, None, None, page_rows)
     only = None
