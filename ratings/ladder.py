@@ -377,21 +377,13 @@ def _filtered_page_query(
     PostgreSQL) and counted; a search stops counting past ``SEARCH_LIMIT``, since to count every
     name containing "a" would read the whole ladder. The asked page is clamped to the pages there
     are inside the query, so a stale link costs nothing more."""
-    query = Rating.objects.filter(game=game)
-    if search:
-        query = query.filter(name__icontains=search)
-    if isinstance(only_user_ids, QuerySet):
-        # A subquery (friends): it runs inside this page's one query.
-        query = query.filter(user_id__in=only_user_ids)
-    elif only_user_ids is not None:
-        if not only_user_ids:
-            return PageQuery(
-                NOTHING,
-                lambda _found: _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id)),
-            )
-        query = query.filter(user_id__in=list(only_user_ids))
+    if only_user_ids is not None and not isinstance(only_user_ids, QuerySet) and not only_user_ids:
+        return PageQuery(
+            NOTHING,
+            lambda _found: _page(game, 1, 1, 0, [], [], mine=_standing(game, viewer_id)),
+        )
     limit = SEARCH_LIMIT if search else None
-    matched = query.order_by().values("id", "value")
+    matched = _matched(game, search, only_user_ids)
     offset = (min(max(page, 1), MAX_PAGE) - 1) * size
 
     def finish(found: list[tuple]) -> LadderPage:
@@ -407,20 +399,53 @@ def _filtered_page_query(
     return PageQuery(_filtered_rows_sql(game, matched, limit, offset, size, viewer_id), finish)
 
 
+def _matched(
+    game: str, search: str, only_user_ids: Collection[int] | QuerySet | None
+) -> QuerySet | tuple[str, list[Any]]:
+    """The ratings a filtered page keeps, as ``id`` and ``value``: a queryset, or raw SQL for
+    a list of players on PostgreSQL (``_among_users_sql``)."""
+    listed = isinstance(only_user_ids, Collection) and not isinstance(only_user_ids, QuerySet)
+    if listed and not search and connection.vendor == "postgresql":
+        return _among_users_sql(game, only_user_ids)
+    query = Rating.objects.filter(game=game)
+    if search:
+        query = query.filter(name__icontains=search)
+    if isinstance(only_user_ids, QuerySet):
+        # A subquery (friends): it runs inside this page's one query.
+        query = query.filter(user_id__in=only_user_ids)
+    elif only_user_ids is not None:
+        query = query.filter(user_id__in=list(only_user_ids))
+    return query.order_by().values("id", "value")
+
+
+def _among_users_sql(game: str, user_ids: Collection[int]) -> tuple[str, list[Any]]:
+    """``id`` and ``value`` of the ratings of ``game`` held by ``user_ids`` (friends), as
+    PostgreSQL SQL with the ids as one array: the ORM's ``IN`` with a parameter per friend cost
+    more to build and to bind (0.8 and 1.7 ms of CPU for 150 friends) than PostgreSQL took to
+    run the page."""
+    sql = f"SELECT id, value FROM {_ratings()} WHERE game = %s AND user_id = ANY(%s)"
+    return sql, [game, sorted(user_ids)]
+
+
 def _filtered_rows_sql(
     game: str, matched: Any, limit: int | None, offset: int, size: int, viewer_id: int | None
 ) -> tuple[str, list[Any]]:
     """The query of the rows (``ROW_FIELDS`` and their rank) of one page of the ratings
-    ``matched`` selects, best first, and how many it selects (at most ``limit`` + 1, all without a limit); the page
-    starts at ``offset``, or on the last page when there are fewer.
+    ``matched`` selects (a queryset, or raw SQL without a limit), best first, and how many it
+    selects (at most ``limit`` + 1, all without a limit); the page starts at ``offset``, or on
+    the last page when there are fewer.
 
     When no more than ``limit`` match, the page is sorted from those already read; past it, only
     the best ``limit`` count, and the page is found by walking the ladder's index in order and
     testing each name it holds (no row is read), a few times the page's length at most. Each
     row's rank adds the players of the buckets above its own (running sums of the bucket counts)
     to those above it in its own bucket (a few, counted on the index)."""
-    found_sql, found_params = (matched[: limit + 1] if limit else matched).query.sql_with_params()
-    best_sql, best_params = matched.query.sql_with_params()
+    if isinstance(matched, tuple):  # raw SQL and its parameters, without a limit
+        (found_sql, found_params), (best_sql, best_params) = matched, matched
+    else:
+        found = matched[: limit + 1] if limit else matched
+        found_sql, found_params = found.query.sql_with_params()
+        best_sql, best_params = matched.query.sql_with_params()
     cap = limit if limit is not None else "n"
     fields = ", ".join(f"r.{connection.ops.quote_name(f)}" for f in ROW_FIELDS)
     bucket = _floor_sql("r.value")
