@@ -154,9 +154,9 @@ CASES: dict[str, str] = {
     "profile of the busiest player": "/players/{busy}/",
 }
 TRIVIAL = "/api/games"
-#: Pages whose first read also finds their drawings forgotten: the profile keeps its drawn charts
-#: and recent matches in the cache (Redis when set) before 2840244, in the process after it
-#: (``ratings.charts.DRAWN``); a rated match makes new ones.
+#: Pages whose first read also finds their drawings forgotten, as after the player's next rated
+#: match: the profile kept its drawn charts and recent matches in the cache (Redis when set)
+#: before c273253, and keeps them in the process since (``ratings.charts.DRAWN``).
 FORGETS_CACHE = {"profile of the busiest player"}
 #: first: the ladder changed (one rating moved, as a rated match moves it) just before the
 #: request, so nothing read before answers it; kept: the same page again, the ladder unchanged.
