@@ -179,8 +179,8 @@ def game_names() -> dict[str, str]:
 
 def rating_sections(target: Any, standings: dict[str, ladder.Standing]) -> list[dict[str, Any]]:
     """One entry per game the player is rated in (``standings``), in the site's game order. The
-    charts come from the cache while the player has played no rated match since they were drawn:
-    their history is read only to draw them."""
+    charts come from what this process drew (``add_charts``) while the player has played no
+    rated match since: their history is read only to draw them."""
     sections = []
     for engine in all_engines():
         standing = standings.get(engine.slug)
