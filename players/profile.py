@@ -3,18 +3,16 @@ trophies, presence, and the friend button. A fixed number of queries, however mu
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
+from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
@@ -24,10 +22,12 @@ from games.bot_profiles import bot_url
 from games.engines import all_engines
 from games.models import Match, Seat
 from ratings import ladder
-from ratings.charts import chart_keys, render_charts
+from ratings.charts import DRAWN, chart_keys, draw_charts, missing_charts
+from ratings.models import RatingChange
 
 from . import friends, presence
 from .models import Friendship
+from .rendering import recent_matches_html
 from .together import (
     Statement,
     column_converter,
@@ -66,16 +66,12 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
     read = profile_reads(target, viewer)
     sections = rating_sections(target, read.standings)
-    charts = chart_requests(target, sections)
-    # The charts and the recent matches drawn before, in one round trip to the cache.
-    chart_key, recent_key = chart_keys(charts), recent_cache_key(target, read.newest)
-    cached = cache.get_many([*chart_key.values(), recent_key])
-    add_charts(target, sections, charts, cached)
+    add_charts(target, sections, chart_requests(target, sections))
     context = {
         "profile_user": target,
         "online": presence.is_online(target.pk),
         "ratings": sections,
-        "recent": recent_section(target, read.newest, cached.get(recent_key)),
+        "recent": recent_section(target, read.recent),
         "trophies": read.trophies,
         "friend_status": read.status,
         "friend_actions": [
@@ -90,13 +86,49 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
     return context
 
 
+def add_charts(
+    target: Any, sections: list[dict[str, Any]], charts: dict[str, tuple[Hashable, str]]
+) -> None:
+    """Each section's ``chart``, as this process drew it before (``charts.DRAWN``) or drawn
+    now: a busy profile is read far more often than its player plays a rated match."""
+    kept = DRAWN.get_many(chart_keys(charts).values())
+    points = {}
+    if missing_charts(charts, kept):
+        history = ladder.rating_history(target)
+        points = {f"history-{slug}": values for slug, values in history.items()}
+    svgs, drawn = draw_charts(charts, kept, points)
+    DRAWN.set_many(drawn)
+    for section in sections:
+        section["chart"] = svgs.get(section.pop("chart_id")) or None
+
+
+def recent_section(target: Any, found: list[tuple]) -> SafeString:
+    """The player's recent matches (``found``: the rows of ``recent_sql``), drawn once per
+    process for what they show: the rows themselves are the key (with the language, time zone
+    and links' prefix), so that a finished match, a renamed or deleted opponent, anything the
+    table prints, draws it again."""
+    key = (
+        "profile-recent",
+        target.pk,
+        tuple(found),
+        get_language(),
+        timezone.get_current_timezone_name(),
+        get_script_prefix(),
+    )
+    html = DRAWN.get_many([key]).get(key)
+    if html is None:
+        html = recent_matches_html(recent_rows_from(target, found))
+        DRAWN.set_many({key: html})
+    return SafeString(html)
+
+
 @dataclass(frozen=True)
 class ProfileReads:
     #: The viewer's friendship with the player (``friends.friendship_status``); None for visitors.
     status: str | None
     standings: dict[str, ladder.Standing]
-    #: The id of the player's last finished public match.
-    newest: int | None
+    #: The player's last finished public matches (``recent_sql``'s rows).
+    recent: list[tuple]
     trophies: list[dict[str, Any]]
     #: Friend requests waiting for the viewer's answer; None for visitors.
     incoming: int | None
@@ -105,14 +137,13 @@ class ProfileReads:
 def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     """What the profile reads from the database, in one round trip. Raw SQL where it can be:
     building the ORM's queries cost more than running them."""
-    reads: list[Any] = [ladder.standings_sql(target), newest_match_sql(target)]
+    reads: list[Any] = [ladder.standings_sql(target), recent_sql(target)]
     has_trophies = apps.is_installed("arena")
     if has_trophies:
         reads.append(trophies_sql(target))
     if viewer.is_authenticated:
         reads += [link_sql(viewer, target), incoming_count_sql(viewer)]
     found = read_together(reads)
-    newest = found[1]
     status = incoming = None
     if viewer.is_authenticated:
         link, counted = found[-2], found[-1]
@@ -125,7 +156,7 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     return ProfileReads(
         status=status,
         standings=ladder.standings_from(found[0]),
-        newest=newest[0][0] if newest else None,
+        recent=found[1],
         trophies=trophies_from(found[2]) if has_trophies else [],
         incoming=incoming,
     )
@@ -148,8 +179,8 @@ def game_names() -> dict[str, str]:
 
 def rating_sections(target: Any, standings: dict[str, ladder.Standing]) -> list[dict[str, Any]]:
     """One entry per game the player is rated in (``standings``), in the site's game order. The
-    charts come from the cache while the player has played no rated match since they were drawn:
-    their history is read only to draw them."""
+    charts come from what this process drew (``add_charts``) while the player has played no
+    rated match since: their history is read only to draw them."""
     sections = []
     for engine in all_engines():
         standing = standings.get(engine.slug)
@@ -185,99 +216,83 @@ def chart_requests(target: Any, sections: list[dict[str, Any]]) -> dict[str, tup
     }
 
 
-def add_charts(
-    target: Any,
-    sections: list[dict[str, Any]],
-    charts: dict[str, tuple[Hashable, str]],
-    cached: Mapping[str, Any],
-) -> None:
-    """Each section's ``chart``, from the cache (``cached``: what was read of it) or drawn."""
-
-    def load_points() -> dict[str, list]:
-        history = ladder.rating_history(target)
-        return {f"history-{slug}": points for slug, points in history.items()}
-
-    svgs = render_charts(charts, load_points, cached)
-    for section in sections:
-        section["chart"] = svgs.get(section.pop("chart_id")) or None
-
-
 def replay_url(match: Match) -> str | None:
     """The replay of a finished match."""
     return reverse("games:replay", args=[match.pk])
 
 
-#: A rendered list of recent matches is kept this long; the player's next finished match changes
-#: its key.
-RECENT_CACHE_SECONDS = 24 * 3600
+def recent_sql(target: Any, limit: int = ladder.RECENT_MATCHES) -> Statement:
+    """``ladder.recent_matches`` as one statement: a row per seat of the player's last ``limit``
+    finished public matches, newest first, seats in order: ``(match id, game, mode,
+    finished_at, the player's rating change or NULL, seat's user id, username, bot level,
+    score, rank)``. Raw SQL: building the ORM's two queries and their instances cost more than
+    running them."""
+    match, seat = quoted_table(Match), quoted_table(Seat)
+    change, user = quoted_table(RatingChange), quoted_table(get_user_model())
+    sql = f"""
+        WITH recent AS (
+            SELECT m.id, m.game, m.mode, m.finished_at, (
+                SELECT c.delta FROM {change} c WHERE c.match_id = m.id AND c.user_id = %s LIMIT 1
+            ) AS delta
+            FROM {match} m
+            WHERE m.status = %s AND NOT m.private AND EXISTS (
+                SELECT 1 FROM {seat} s WHERE s.match_id = m.id AND s.user_id = %s
+            )
+            ORDER BY m.finished_at DESC, m.id DESC LIMIT %s
+        )
+        SELECT recent.id, recent.game, recent.mode, recent.finished_at, recent.delta,
+            s.user_id, u.username, s.bot_level, s.score, s.rank
+        FROM recent JOIN {seat} s ON s.match_id = recent.id
+        LEFT JOIN {user} u ON u.id = s.user_id
+        ORDER BY recent.finished_at DESC, recent.id DESC, s.{connection.ops.quote_name("index")}
+    """
+    return sql, [target.pk, Match.Status.FINISHED.value, target.pk, limit]
 
 
-def newest_match_sql(target: Any) -> Statement:
-    """The id of the player's last finished public match (no row before their first)."""
-    sql = (
-        f"SELECT m.id FROM {quoted_table(Match)} m"
-        f" JOIN {quoted_table(Seat)} s ON s.match_id = m.id"
-        " WHERE NOT m.private AND s.user_id = %s AND m.status = %s"
-        " ORDER BY m.finished_at DESC, m.id DESC LIMIT 1"
-    )
-    return sql, [target.pk, Match.Status.FINISHED.value]
-
-
-def recent_cache_key(target: Any, newest: int | None) -> str:
-    """A finished public match never changes, so the newest one's id (``newest_match_id``, with
-    the language and time zone) names the list of recent matches."""
-    shown = (target.pk, newest, get_language(), timezone.get_current_timezone_name())
-    return "profile-recent:" + hashlib.sha256(repr(shown).encode()).hexdigest()
-
-
-def recent_section(target: Any, newest: int | None, html: str | None) -> SafeString:
-    """The player's recent matches, rendered once per finished match (``html``: as the cache
-    kept it, None when it has not): a busy profile is read far more often than its player
-    finishes a match."""
-    key = recent_cache_key(target, newest)
-    if html is None:
-        rows = recent_rows(target) if newest is not None else []
-        html = render_to_string("players/recent_matches.html", {"recent": rows})
-        cache.set(key, html, RECENT_CACHE_SECONDS)
-    return SafeString(html)
-
-
-def recent_rows(target: Any) -> list[dict[str, Any]]:
+def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
+    """What the recent matches' table prints of each match, from ``recent_sql``'s rows."""
     names = game_names()
+    as_datetime = column_converter(Match, "finished_at")
+    by_match: dict[int, list[tuple]] = {}
+    for row in found:
+        by_match.setdefault(row[0], []).append(row)
     rows = []
-    for match in ladder.recent_matches(target):
-        seats = list(match.seats.all())
-        mine = next(s for s in seats if s.user_id == target.pk)
-        delta = match.rating_delta
+    for match_id, seats in by_match.items():
+        _id, game, mode, finished_at, delta = seats[0][:5]
+        mine = next(seat for seat in seats if seat[5] == target.pk)
         rows.append(
             {
-                "id": match.pk,
-                "game": names.get(match.game, match.game),
-                "ranked": match.mode == Match.Mode.RANKED,
-                "finished_at": match.finished_at,
-                "rank": mine.rank,
-                "score": mine.score,
+                "id": match_id,
+                "game": names.get(game, game),
+                "ranked": mode == Match.Mode.RANKED,
+                "finished_at": as_datetime(finished_at),
+                "rank": mine[9],
+                "score": mine[8],
                 "players": len(seats),
-                "opponents": [
-                    {
-                        "name": seat.display_name,
-                        "username": seat.user.username if seat.user_id else None,
-                        "url": (
-                            ladder.profile_url(seat.user.username)
-                            if seat.user_id
-                            else bot_url(match.game, seat.bot_level)
-                        ),
-                        "rank": seat.rank,
-                        "score": seat.score,
-                    }
-                    for seat in seats
-                    if seat is not mine
-                ],
+                "opponents": [opponent(game, seat) for seat in seats if seat is not mine],
                 "delta": None if delta is None else f"{round(delta):+d}",
-                "replay_url": replay_url(match),
+                "replay_url": reverse("games:replay", args=[match_id]),
             }
         )
     return rows
+
+
+def opponent(game: str, seat: tuple) -> dict[str, Any]:
+    """An opponent's entry in a recent match (a ``recent_sql`` row): a player links to their
+    profile, a bot to its level's page."""
+    *_match, user_id, username, bot_level, score, rank = seat
+    if user_id is None:
+        name = str(_("Bot (level %(level)s)") % {"level": bot_level})
+        url = bot_url(game, bot_level)
+    else:
+        name, url = username, ladder.profile_url(username)
+    return {
+        "name": name,
+        "username": username if user_id is not None else None,
+        "url": url,
+        "rank": rank,
+        "score": score,
+    }
 
 
 def trophies_for(user: Any) -> list[dict[str, Any]]:

@@ -22,6 +22,15 @@ def isolated_cache(settings):
 
 
 @pytest.fixture(autouse=True)
+def no_drawings_of_earlier_tests():
+    """What a process drew for a profile (``ratings.charts.DRAWN``) is kept under the database's
+    ids, and a rolled-back test hands the same ids to the next one with other matches."""
+    from ratings.charts import DRAWN
+
+    DRAWN.clear()
+
+
+@pytest.fixture(autouse=True)
 def isolated_channel_layer(settings):
     """Each test rings and listens on groups of its own: on a shared Redis, table ids repeat
     across test processes (each has its own database), and a doorbell or group member left by

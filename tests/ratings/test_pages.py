@@ -295,12 +295,12 @@ def test_the_profile_takes_the_same_queries_however_much_was_played():
     friends.request_friend(bob, ann)
     many = (queries(client, "/players/ann/"), queries(Client(), "/players/ann/"))
     assert few == many
-    # The player, and (logged in) the session and the viewer; the standings, newest match,
+    # The player, and (logged in) the session and the viewer; the standings, recent matches,
     # trophies (and the friendship and the header's count of friend requests) go together on
-    # PostgreSQL; a new match draws the history and recent matches again (three queries) for
+    # PostgreSQL; a new rated match draws the charts again, reading the history (one query), for
     # the first visitor.
     postgres = connection.vendor == "postgresql"
-    assert many == (1 + 2 + (1 if postgres else 5) + 3, 1 + (1 if postgres else 3))
+    assert many == (1 + 2 + (1 if postgres else 5) + 1, 1 + (1 if postgres else 3))
     badge = '<span class="badge" aria-label="1 friend request">1</span>'
     assert badge in logged_in(ann).get("/players/bob/").content.decode()
     assert badge in logged_in(ann).get(f"/rankings/{GAME}/").content.decode()
@@ -425,13 +425,13 @@ def test_a_profile_draws_its_recent_matches_once_until_the_player_finishes_anoth
     ann, bob = make_user("ann"), make_user("bob")
     first = ranked_match([ann, bob], seed=5)
     drawn = []
-    rows = profile_module.recent_rows
+    rows = profile_module.recent_rows_from
 
-    def counted(target):
+    def counted(target, found):
         drawn.append(target.username)
-        return rows(target)
+        return rows(target, found)
 
-    monkeypatch.setattr(profile_module, "recent_rows", counted)
+    monkeypatch.setattr(profile_module, "recent_rows_from", counted)
     pages = [Client().get("/players/ann/").content.decode() for _ in range(2)]
     recent = [
         re.search(r'<section aria-labelledby="recent-title">.*?</section>', p, re.S) for p in pages
