@@ -42,6 +42,7 @@ from .presenters import Presenter, get_presenter
 from .seat_facts import seat_facts
 from .table_extras import add_table_extras
 from .table_urls import table_urls
+from .templatetags.table_parts import PART_WRITERS
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -188,8 +189,15 @@ def table_parts(
 
 
 def _render_parts(context: dict[str, Any], parts: set[str] | frozenset[str]) -> dict[str, str]:
+    """The parts' fragments: by their Python writers (what their partials call) where they have
+    one, which spares the template engine's lookup and Context; else by their templates."""
     context = {**context, "oob": True}
-    return {part: render_to_string(_PART_TEMPLATES[part], context) for part in parts}
+    return {
+        part: PART_WRITERS[part](context)
+        if part in PART_WRITERS
+        else render_to_string(_PART_TEMPLATES[part], context)
+        for part in parts
+    }
 
 
 def render_lobby_fragments(user: User) -> str:

@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from .boards import _e, _t, _t_plural
-from .move_forms import _csrf_input
+from .move_forms import _csrf_input, game_part
 
 register = template.Library()
 
@@ -141,7 +141,7 @@ def _banner(context: template.Context, table: dict[str, Any], game: Any) -> str:
             )
         return f"<strong>{over}</strong>\n    {named}"
     if game:
-        return context.template.engine.get_template(context["parts"]["status"]).render(context)
+        return game_part(context, "status")
     return gettext("The match is being played.")
 
 

@@ -1,0 +1,130 @@
+"""The live parts of a table (``partials/table.html``) that every seat gets at every version,
+written in Python: the status, the error area, the timer, the actions, the marks over the board,
+the move forms and the log. Each writer writes the whole part, byte for byte what its partial
+wrote (``tests/site/test_render_corpus.py``, ``tests/site/test_table_parts.py``); the partials now
+only call ``{% table_part "<part>" %}``, so a page and a socket still write the same.
+
+``rendering`` calls the writers directly with its context (a plain dict): a part costs no
+template lookup and no Context. The writers read a context the way a template does (``.get`` and
+``[]``), so they take either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import template
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, gettext_noop
+
+from .boards import _e, _t
+from .move_forms import game_part
+from .table_lists import actions_bar, log_items, status_banner
+
+register = template.Library()
+
+
+def _oob(context: Any) -> str:
+    return ' hx-swap-oob="true"' if context.get("oob") else ""
+
+
+def write_status(context: Any) -> str:
+    return f"\n{status_banner(context)}\n"
+
+
+def write_page_error(context: Any) -> str:
+    """``partials/errors.html#page_error``: the error of the viewer's last request, if any."""
+    error = context.get("error")
+    message = f'<p class="message error">{_e(error)}</p>' if error else ""
+    return (
+        f'<div id="page-error" class="page-error" role="alert" aria-live="assertive"'
+        f"{_oob(context)}>{message}</div>"
+    )
+
+
+def write_timer(context: Any) -> str:
+    """The time left on the turn, and whose turn it is (the page counts it down)."""
+    timer = context.get("timer")
+    body = ""
+    if timer:
+        who = _t(gettext_noop("Time left for %(who)s:"), who=timer["who"])
+        hint = gettext("When the time is up, a bot plays the move.")
+        body = (
+            f"\n  <p>{who}\n"
+            f'    <time class="countdown" datetime="{_e(timer["deadline"])}" '
+            f'data-seconds-left="{_e(timer["seconds_left"])}">{_e(timer["clock"])}</time>\n'
+            f'    <span class="hint">{hint}</span></p>\n  '
+        )
+    return f'\n<div id="table-timer" class="table-timer"{_oob(context)}>\n  {body}\n</div>\n'
+
+
+def write_actions(context: Any) -> str:
+    return f"\n\n{actions_bar(context)}\n"
+
+
+def write_targets(context: Any) -> str:
+    """The marks laid over the board for the seat to move (the game's own)."""
+    marks = game_part(context, "targets") if context.get("moves") else ""
+    return f'\n<div id="table-targets" class="table-targets"{_oob(context)}>{marks}</div>\n'
+
+
+def write_moves(context: Any) -> str:
+    """The seat's move forms (the game's own), or what the others are waiting for."""
+    forms = game_part(context, "moves") if context.get("moves") else ""
+    waiting = ""
+    if context["table"]["is_playing"] and not context.get("your_turn"):
+        if context.get("you") is None:
+            sentence = gettext("You are watching this match.")
+        else:
+            sentence = gettext("Waiting for the other players…")
+        waiting = f'\n  <p class="waiting">{sentence}</p>\n  '
+    label = gettext("Your move")
+    return (
+        f'\n<section id="table-moves" class="table-moves" aria-label="{label}"{_oob(context)}>\n'
+        f"  {forms}\n  {waiting}\n</section>\n"
+    )
+
+
+def write_log(context: Any) -> str:
+    """The move log as the viewer may read it, newest first, and the record's link."""
+    table = context["table"]
+    body = ""
+    if table["started"]:
+        title = gettext("Moves")
+        log = context.get("log")
+        if log:
+            lines = (
+                '\n  <ol class="move-log" reversed tabindex="0" aria-labelledby="log-title">\n'
+                f"    {log_items(log)}\n  </ol>\n  "
+            )
+        else:
+            none_yet = gettext("No moves yet.")
+            lines = f"\n  <p>{none_yet}</p>\n  "
+        record = ""
+        if not table["is_finished"]:
+            so_far = gettext("Download the record so far (JSON)")
+            record = f'<p><a href="{_e(table["record_url"])}" download>{so_far}</a></p>'
+        body = f'\n  <h2 id="log-title">{title}</h2>\n  {lines}\n  {record}\n  '
+    return (
+        f'\n<section id="table-log" class="table-log" aria-labelledby="log-title"'
+        f"{_oob(context)}>\n  {body}\n</section>\n"
+    )
+
+
+#: The parts written in Python, by name (``rendering.TABLE_PARTS``).
+PART_WRITERS: dict[str, Callable[[Any], str]] = {
+    "status": write_status,
+    "page_error": write_page_error,
+    "timer": write_timer,
+    "actions": write_actions,
+    "targets": write_targets,
+    "moves": write_moves,
+    "log": write_log,
+}
+
+
+@register.simple_tag(takes_context=True)
+def table_part(context: template.Context, part: str) -> SafeString:
+    """``{% table_part "timer" %}``: a part as the sockets write it, in a page."""
+    return mark_safe(PART_WRITERS[part](context))
