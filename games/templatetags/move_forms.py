@@ -16,7 +16,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop, ngettext
 
-from .boards import _e, _t, _t_plural, pdc_targets
+from .boards import _e, _t, _t_plural, cafe_board, pdc_board, pdc_targets, pizza_party_board
 
 register = template.Library()
 
@@ -596,13 +596,24 @@ def _cafe_targets(context: Any) -> str:
 
 #: What each game's partial (``templates/games/<slug>/table.html#<part>``) writes, in Python.
 GAME_PARTS: dict[str, dict[str, Callable[[Any], str]]] = {
-    "part-du-chef": {"status": pdc_status, "moves": pdc_moves, "targets": _pdc_targets},
+    "part-du-chef": {
+        "status": pdc_status,
+        "moves": pdc_moves,
+        "targets": _pdc_targets,
+        "board": pdc_board,
+    },
     "pizza-party": {
         "status": pizza_party_status,
         "moves": pizza_party_moves,
         "targets": pizza_party_targets,
+        "board": pizza_party_board,
     },
-    "cafe-fatal": {"status": _cafe_status, "moves": _cafe_moves, "targets": _cafe_targets},
+    "cafe-fatal": {
+        "status": _cafe_status,
+        "moves": _cafe_moves,
+        "targets": _cafe_targets,
+        "board": cafe_board,
+    },
 }
 
 

@@ -12,6 +12,7 @@ template lookup and no Context. The writers read a context the way a template do
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 from typing import Any
 
 from django import template
@@ -112,12 +113,40 @@ def write_log(context: Any) -> str:
     )
 
 
+def write_board(context: Any) -> str:
+    """The board (the game's own), the last move's sentence and the boards the page plays back
+    after automatic moves. The same for every viewer of a version."""
+    table = context["table"]
+    number = context.get("last_move_number")
+    last_number = "" if number is None else f' data-last-move="{_e(number)}"'
+    board = ""
+    if context.get("game"):
+        board = game_part(context, "board")
+    elif table["is_open"]:
+        starts = gettext("The match starts when every seat is taken.")
+        board = f'<p class="waiting">{starts}</p>'
+    last = ""
+    if context.get("last_move"):
+        sentence = _t(gettext_noop("Last move: %(move)s"), move=context["last_move"]["text"])
+        last = f'<p class="last-move-line" data-testid="last-move">{sentence}</p>'
+    steps = "".join(
+        f'<div class="playback-step" hidden data-move="{_e(step["move"])}" '
+        f'data-text="{_e(step["text"])}" data-board="{escape(str(step["board"]))}"></div>'
+        for step in context.get("playback") or ()
+    )
+    return (
+        f'\n<div id="table-board" class="table-board" data-game="{_e(table["game"])}"'
+        f"{last_number}{_oob(context)}>\n  {board}\n  {last}\n  {steps}\n</div>\n"
+    )
+
+
 #: The parts written in Python, by name (``rendering.TABLE_PARTS``).
 PART_WRITERS: dict[str, Callable[[Any], str]] = {
     "status": write_status,
     "page_error": write_page_error,
     "timer": write_timer,
     "actions": write_actions,
+    "board": write_board,
     "targets": write_targets,
     "moves": write_moves,
     "log": write_log,
