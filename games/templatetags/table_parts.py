@@ -20,8 +20,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop
 
 from .boards import _e, _t
-from .move_forms import game_part
-from .table_lists import actions_bar, log_items, status_banner
+from .move_forms import _csrf_input, game_part
+from .table_lists import actions_bar, log_items, seat_items, status_banner
 
 register = template.Library()
 
@@ -140,9 +140,110 @@ def write_board(context: Any) -> str:
     )
 
 
+def write_seats(context: Any) -> str:
+    """The seats, and what the viewer may do about them: join, log in, add a bot, invite a
+    friend, leave, share the private table's link."""
+    table, actions = context["table"], context.get("actions") or {}
+    csrf = _csrf_input(context.get("csrf_token"))
+    title = gettext("Seats")
+    forms = [
+        _join_form(table, csrf) if actions.get("can_join") else "",
+        _log_in_link(actions) if actions.get("must_log_in") else "",
+        _add_bot_form(table, actions, csrf) if actions.get("can_add_bot") else "",
+        _invited(actions) if actions.get("invited") else "",
+        _invite_friend_form(actions, csrf) if actions.get("friends_to_invite") else "",
+        _leave_form(table, csrf) if actions.get("can_leave") else "",
+        _invite_link(table) if table.get("invite_url") else "",
+    ]
+    return (
+        f'\n<section id="table-seats" class="table-seats" aria-labelledby="seats-title"'
+        f'{_oob(context)}>\n  <h2 id="seats-title">{title}</h2>\n'
+        f'  <ol class="seats" start="0">\n    {seat_items(context)}\n  </ol>\n  '
+        + "\n  ".join(forms)
+        + "\n</section>\n"
+    )
+
+
+_INLINE = ' class="inline-form"'
+
+
+def _post_form(url: str, csrf: str, extra: str = "") -> str:
+    url = _e(url)
+    return f'<form method="post" action="{url}" hx-post="{url}" hx-swap="none"{extra}>{csrf}'
+
+
+def _join_form(table: dict[str, Any], csrf: str) -> str:
+    invite = table.get("invite")
+    hidden = f'<input type="hidden" name="invite" value="{_e(invite)}">' if invite else ""
+    join = gettext("Join this table")
+    return (
+        f"\n  {_post_form(table['join_url'], csrf)}\n    {hidden}\n"
+        f'    <button type="submit" class="primary" data-testid="join">{join}</button>\n'
+        "  </form>\n  "
+    )
+
+
+def _log_in_link(actions: dict[str, Any]) -> str:
+    log_in = gettext("Log in to join this table.")
+    return f'\n  <p><a href="{_e(actions["login_url"])}">{log_in}</a></p>\n  '
+
+
+def _add_bot_form(table: dict[str, Any], actions: dict[str, Any], csrf: str) -> str:
+    label, add = gettext("Bot level"), gettext("Add a bot")
+    levels = "".join(
+        f'<option value="{_e(level)}">{_t(gettext_noop("Level %(level)s"), level=level)}</option>'
+        for level in actions["bot_levels"]
+    )
+    return (
+        f"\n  {_post_form(table['bot_url'], csrf, _INLINE)}\n"
+        f'    <label for="bot-level">{label}</label>\n'
+        f'    <select id="bot-level" name="level">\n      {levels}\n    </select>\n'
+        f'    <button type="submit" data-testid="add-bot">{add}</button>\n  </form>\n  '
+    )
+
+
+def _invited(actions: dict[str, Any]) -> str:
+    invited = gettext("Invited:")
+    names = ", ".join(_e(name) for name in actions["invited"])
+    return f'\n  <p class="muted">{invited} {names}</p>\n  '
+
+
+def _invite_friend_form(actions: dict[str, Any], csrf: str) -> str:
+    label, invite = gettext("Invite a friend"), gettext("Invite")
+    friends = "".join(
+        f'<option value="{_e(friend.username)}">{_e(friend.username)}</option>'
+        for friend in actions["friends_to_invite"]
+    )
+    return (
+        f"\n  {_post_form(actions['invite_friend_url'], csrf, _INLINE)}\n"
+        f'    <label for="invite-friend">{label}</label>\n'
+        f'    <select id="invite-friend" name="friend">\n      {friends}\n    </select>\n'
+        f'    <button type="submit" data-testid="invite-friend">{invite}</button>\n  </form>\n  '
+    )
+
+
+def _leave_form(table: dict[str, Any], csrf: str) -> str:
+    leave = gettext("Leave this table")
+    return (
+        f"\n  {_post_form(table['leave_url'], csrf)}\n"
+        f'    <button type="submit" data-testid="leave">{leave}</button>\n  </form>\n  '
+    )
+
+
+def _invite_link(table: dict[str, Any]) -> str:
+    share = gettext(
+        "Invitation link (this table is private: share it with the players you invite):"
+    )
+    url = _e(table["invite_url"])
+    return (
+        f'\n  <p class="invite">{share}\n    <a class="invite-link" href="{url}">{url}</a></p>\n  '
+    )
+
+
 #: The parts written in Python, by name (``rendering.TABLE_PARTS``).
 PART_WRITERS: dict[str, Callable[[Any], str]] = {
     "status": write_status,
+    "seats": write_seats,
     "page_error": write_page_error,
     "timer": write_timer,
     "actions": write_actions,

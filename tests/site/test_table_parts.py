@@ -1,10 +1,14 @@
 """The parts written in Python (games/templatetags/table_parts.py) that the render corpus does
-not reach: the corpus's tables have no timer and no request error. Each expected text is what
+not reach: the corpus's tables have no timer, clock, rating or request error. Each expected text is what
 the part's partial wrote before it was written in Python."""
+
+from datetime import UTC, datetime
 
 import pytest
 from django.utils import translation
 
+from games.clocks import Clock
+from games.templatetags.table_lists import _seat_clock, _seat_elo
 from games.templatetags.table_parts import write_page_error, write_timer
 
 TIMER = {
@@ -50,3 +54,27 @@ def test_the_error_area_escapes_the_error() -> None:
     assert write_page_error({}) == (
         '<div id="page-error" class="page-error" role="alert" aria-live="assertive"></div>'
     )
+
+
+def test_a_seat_clock_running_and_at_rest() -> None:
+    running = Clock(
+        seat=1, running=True, seconds_left=4000, deadline=datetime(2026, 12, 4, 15, 0, tzinfo=UTC)
+    )
+    at_rest = Clock(seat=0, running=False, seconds_left=120, deadline=None)
+    with translation.override("en"):
+        assert _seat_clock(running) == (
+            '\n<time class="seat-clock countdown running" data-testid="clock" '
+            'datetime="2026-12-04T15:00:00+00:00" data-seconds-left="4000" '
+            'aria-label="Time left on this turn">1:06:40</time>\n'
+        )
+        assert _seat_clock(at_rest) == (
+            '\n<span class="seat-clock at-rest" data-testid="clock" '
+            'title="Time for each turn">2:00</span>\n'
+        )
+
+
+def test_a_seat_rating_is_not_localized() -> None:
+    with translation.override("de"):
+        html = _seat_elo({"elo": 1512})
+        title = translation.gettext("Elo rating")
+    assert html == f'\n<span class="seat-elo" data-testid="elo" title="{title}">1512</span>\n'
