@@ -17,6 +17,14 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from .boards import _e, _t, _t_plural, cafe_board, pdc_board, pdc_targets, pizza_party_board
+from .game_panels import (
+    cafe_info,
+    cafe_players,
+    pdc_info,
+    pdc_players,
+    pizza_party_panel,
+    pizza_party_players,
+)
 
 register = template.Library()
 
@@ -601,18 +609,24 @@ GAME_PARTS: dict[str, dict[str, Callable[[Any], str]]] = {
         "moves": pdc_moves,
         "targets": _pdc_targets,
         "board": pdc_board,
+        "info": pdc_info,
+        "players": pdc_players,
     },
     "pizza-party": {
         "status": pizza_party_status,
         "moves": pizza_party_moves,
         "targets": pizza_party_targets,
         "board": pizza_party_board,
+        "info": pizza_party_panel,
+        "players": pizza_party_players,
     },
     "cafe-fatal": {
         "status": _cafe_status,
         "moves": _cafe_moves,
         "targets": _cafe_targets,
         "board": cafe_board,
+        "info": cafe_info,
+        "players": cafe_players,
     },
 }
 

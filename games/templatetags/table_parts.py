@@ -240,6 +240,29 @@ def _invite_link(table: dict[str, Any]) -> str:
     )
 
 
+def write_info(context: Any) -> str:
+    """What the board shows and its legend (the game's own)."""
+    about = gettext("About the board")
+    panel = game_part(context, "info") if context.get("game") else ""
+    return (
+        f'\n<section id="table-info" class="table-info" aria-label="{about}"{_oob(context)}>\n'
+        f"  {panel}\n</section>\n"
+    )
+
+
+def write_players(context: Any) -> str:
+    """The standings (the game's own)."""
+    panel = ""
+    if context.get("game"):
+        title = gettext("Players and points")
+        standings = game_part(context, "players")
+        panel = f'\n  <h2 id="players-title">{title}</h2>\n  {standings}\n  '
+    return (
+        '\n<section id="table-players" class="table-players" aria-labelledby="players-title"'
+        f"{_oob(context)}>\n  {panel}\n</section>\n"
+    )
+
+
 #: The parts written in Python, by name (``rendering.TABLE_PARTS``).
 PART_WRITERS: dict[str, Callable[[Any], str]] = {
     "status": write_status,
@@ -250,6 +273,8 @@ PART_WRITERS: dict[str, Callable[[Any], str]] = {
     "board": write_board,
     "targets": write_targets,
     "moves": write_moves,
+    "info": write_info,
+    "players": write_players,
     "log": write_log,
 }
 
