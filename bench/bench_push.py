@@ -178,6 +178,9 @@ def measure_published(slug: str, index: int, versions: int, profile: bool = Fals
     times: list[float] = []
     queries = 0
     profiler = cProfile.Profile()
+    # Each seat's parts of the version before, to count the bytes a push repeats.
+    sent: dict[int, dict[str, str]] = {}
+    total_bytes = same_bytes = 0
     game_number = 0
     while len(times) < versions + WARM_UP:
         game_number += 1
@@ -192,6 +195,7 @@ def measure_published(slug: str, index: int, versions: int, profile: bool = Fals
         match.refresh_from_db()
         seated = {s.index: s.user for s in match.seats.select_related("user")}
         previous = rendering.load_table(match.pk)
+        sent.clear()
         while match.is_playing and len(times) < versions + WARM_UP:
             seat = rng.choice(engine.to_move(match.state))
             move = engine.random_move(match.state, seat, rng)
@@ -201,10 +205,17 @@ def measure_published(slug: str, index: int, versions: int, profile: bool = Fals
                 start = time.process_time()
                 if profile:
                     profiler.enable()
-                for user in seated.values():
-                    rendering.table_parts(snapshot, user)
+                rendered = {
+                    user.pk: rendering.table_parts(snapshot, user) for user in seated.values()
+                }
                 profiler.disable()
                 times.append(1000 * (time.process_time() - start))
+            for pk, parts in rendered.items():
+                before = sent.get(pk, {})
+                sizes = {part: len(html.encode()) for part, html in parts.items()}
+                total_bytes += sum(sizes.values())
+                same_bytes += sum(n for part, n in sizes.items() if before.get(part) == parts[part])
+                sent[pk] = parts
             queries += len(captured.captured_queries)
             if os.environ.get("BENCH_SQL"):
                 print([q["sql"][:90] for q in captured.captured_queries])
@@ -224,6 +235,11 @@ def measure_published(slug: str, index: int, versions: int, profile: bool = Fals
         f"matches: median {statistics.median(times):.2f} ms CPU, fastest {min(times):.2f}, "
         f"90th percentile {ninetieth:.2f}; {queries / (len(times) + WARM_UP):.1f} queries per "
         "version"
+    )
+    print(
+        f"{slug}: {total_bytes / 1024 / (len(times) + WARM_UP):.1f} KB of parts per version for "
+        f"{SEATS} seats, {100 * same_bytes / max(1, total_bytes):.0f}% of them in parts that "
+        "are the same as the seat's at the version before"
     )
     if profile:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
