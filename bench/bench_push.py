@@ -9,7 +9,9 @@ does).
 Run: ``.venv/bin/python bench/bench_push.py`` (a few seconds, on a temporary SQLite file), or
 ``--profile`` for the functions where the time goes (cProfile, cumulative). ``--game`` picks the
 game (``all`` for each in turn); ``--parts`` adds what each part costs and the rendering alone
-(the pushes less the read).
+(the pushes less the read). ``--published N`` measures instead what ``games.published`` spends
+rendering three seats' parts of each of N versions, each read after the previous one as the
+publishing process reads it (CPU milliseconds per version: median, fastest and 90th percentile).
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--parts", action="store_true", help="also the CPU of each part")
     parser.add_argument("--repeat", type=int, default=REPEAT, help="measured runs of each")
+    parser.add_argument(
+        "--published", type=int, default=0, help="versions to render as games.published does"
+    )
     args = parser.parse_args(argv)
     globals()["REPEAT"] = args.repeat
     with tempfile.TemporaryDirectory() as folder:
@@ -76,7 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         call_command("migrate", verbosity=0)
         slugs = [e.slug for e in all_engines()] if args.game == "all" else [args.game]
         for index, slug in enumerate(slugs):
-            measure_game(slug, index, args)
+            if args.published:
+                measure_published(slug, index, args.published, args.profile)
+            else:
+                measure_game(slug, index, args)
     return 0
 
 
@@ -149,6 +157,92 @@ def measure_game(slug: str, index: int, args: argparse.Namespace) -> None:
             profile.disable()
             pstats.Stats(profile).sort_stats("cumulative").print_stats(45)
             pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+
+
+def measure_published(slug: str, index: int, versions: int, profile: bool = False) -> None:
+    """CPU of rendering three seats' parts of each version of seeded matches of ``slug``, as
+    ``published.render_for_watchers`` renders them: the table read after its previous read (not
+    counted: the read is ``one move's pushes`` above), every seat in English. A match that ends
+    is followed by a new one until ``versions`` versions are measured."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import translation
+
+    from games import rendering, services
+    from games.engines import get_engine
+    from games.models import Match
+
+    engine = get_engine(slug)
+    rng = random.Random(index)
+    times: list[float] = []
+    queries = 0
+    profiler = cProfile.Profile()
+    # Each seat's parts of the version before, to count the bytes a push repeats.
+    sent: dict[int, dict[str, str]] = {}
+    total_bytes = same_bytes = 0
+    game_number = 0
+    while len(times) < versions + WARM_UP:
+        game_number += 1
+        users = [
+            get_user_model().objects.create_user(f"r{index}-{game_number}-{i}")
+            for i in range(SEATS)
+        ]
+        match = services.create_table(users[0], slug, seats=SEATS)
+        Match.objects.filter(pk=match.pk).update(seed=f"bench-published-{slug}-{game_number}")
+        for user in users[1:]:
+            services.join_table(user, match.pk)
+        match.refresh_from_db()
+        seated = {s.index: s.user for s in match.seats.select_related("user")}
+        previous = rendering.load_table(match.pk)
+        sent.clear()
+        while match.is_playing and len(times) < versions + WARM_UP:
+            seat = rng.choice(engine.to_move(match.state))
+            move = engine.random_move(match.state, seat, rng)
+            match = services.play(match.pk, seated[seat], move, match.version)
+            snapshot = rendering.snapshot_of(match, previous)
+            with CaptureQueriesContext(connection) as captured, translation.override("en"):
+                start = time.process_time()
+                if profile:
+                    profiler.enable()
+                rendered = {
+                    user.pk: rendering.table_parts(snapshot, user) for user in seated.values()
+                }
+                profiler.disable()
+                times.append(1000 * (time.process_time() - start))
+            for pk, parts in rendered.items():
+                before = sent.get(pk, {})
+                sizes = {part: len(html.encode()) for part, html in parts.items()}
+                total_bytes += sum(sizes.values())
+                same_bytes += sum(n for part, n in sizes.items() if before.get(part) == parts[part])
+                sent[pk] = parts
+            queries += len(captured.captured_queries)
+            if os.environ.get("BENCH_SQL"):
+                print([q["sql"][:90] for q in captured.captured_queries])
+            # What the publishing process keeps for the next read (main before kept_memo kept
+            # only the links).
+            keep = getattr(rendering, "kept_memo", None)
+            snapshot.memo = (
+                keep(snapshot.memo)
+                if keep
+                else {k: v for k, v in snapshot.memo.items() if k[0] == "links"}
+            )
+            previous = snapshot
+    times = times[WARM_UP:]
+    ninetieth = sorted(times)[int(0.9 * len(times))]
+    print(
+        f"{slug}: published render, {SEATS} seats, {len(times)} versions of {game_number} "
+        f"matches: median {statistics.median(times):.2f} ms CPU, fastest {min(times):.2f}, "
+        f"90th percentile {ninetieth:.2f}; {queries / (len(times) + WARM_UP):.1f} queries per "
+        "version"
+    )
+    print(
+        f"{slug}: {total_bytes / 1024 / (len(times) + WARM_UP):.1f} KB of parts per version for "
+        f"{SEATS} seats, {100 * same_bytes / max(1, total_bytes):.0f}% of them in parts that "
+        "are the same as the seat's at the version before"
+    )
+    if profile:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
 
 
 def print_every_process_together(match, seated: dict, slug: str) -> None:

@@ -125,7 +125,7 @@ def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | 
         )
         own[field] = {p: html for p, html in parts.items() if p not in rendering.SHARED_PARTS}
     # Kept for the next read of the table: without the HTML and contexts of this version.
-    snapshot.memo = {key: value for key, value in snapshot.memo.items() if key[0] == "links"}
+    snapshot.memo = rendering.kept_memo(snapshot.memo)
     return {"shared": shared, "own": own}
 
 

@@ -42,6 +42,8 @@ from .presenters import Presenter, get_presenter
 from .seat_facts import seat_facts
 from .table_extras import add_table_extras
 from .table_urls import table_urls
+from .templatetags.move_forms import game_part
+from .templatetags.table_parts import PART_WRITERS
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -136,6 +138,8 @@ def snapshot_of(
     ):
         previous = None
     by_index = {s.index: s for s in (seats_of(match) if seats is None else seats)}
+    if previous is not None:
+        _keep_creator(previous.match, match)
     rows = []
     if match.state is not None:
         earlier = previous.rows if previous is not None else []
@@ -144,10 +148,31 @@ def snapshot_of(
         invited = previous.invited
     else:
         invited = list(match.invitations.select_related("to_user").order_by("to_user__username"))
-    memo = {}
-    if previous is not None:
-        memo = {key: value for key, value in previous.memo.items() if key[0] == "links"}
+    memo = kept_memo(previous.memo) if previous is not None else {}
     return TableSnapshot(match, by_index, rows, invited, memo)
+
+
+def _keep_creator(previous: Match, match: Match) -> None:
+    """The table's creator as the previous read of it read it: the match a move saves comes
+    without it, and ``table_info`` would read it again at every version."""
+    creator = Match.created_by.field
+    if (
+        not creator.is_cached(match)
+        and creator.is_cached(previous)
+        and previous.created_by_id == match.created_by_id
+    ):
+        creator.set_cached_value(match, previous.created_by)
+
+
+#: What a read keeps of the previous read's memo: what no later version changes (the table's
+#: links; the sentences of moves made, by language, names and bots).
+KEPT_MEMO = frozenset({"links", "log texts"})
+
+
+def kept_memo(memo: dict[tuple, Any]) -> dict[tuple, Any]:
+    """The entries of a read's memo that hold for the next version of its table (without the
+    HTML and contexts of this version)."""
+    return {key: value for key, value in memo.items() if key[0] in KEPT_MEMO}
 
 
 def seats_of(match: Match) -> list[Seat]:
@@ -188,8 +213,15 @@ def table_parts(
 
 
 def _render_parts(context: dict[str, Any], parts: set[str] | frozenset[str]) -> dict[str, str]:
+    """The parts' fragments: by their Python writers (what their partials call) where they have
+    one, which spares the template engine's lookup and Context; else by their templates."""
     context = {**context, "oob": True}
-    return {part: render_to_string(_PART_TEMPLATES[part], context) for part in parts}
+    return {
+        part: PART_WRITERS[part](context)
+        if part in PART_WRITERS
+        else render_to_string(_PART_TEMPLATES[part], context)
+        for part in parts
+    }
 
 
 def render_lobby_fragments(user: User) -> str:
@@ -360,8 +392,9 @@ def table_context(
                 engine.view(state, you), context["game"], you, names
             )
         bots = {i for i, seat in seats.items() if seat.is_bot}
-        # A move's sentence reads the same to every viewer who may read it: written once.
-        texts = snapshot.once(("log texts", language), dict)
+        # A move's sentence reads the same to every viewer who may read it, at every later
+        # version while the seats' names and bots stay: written once.
+        texts = snapshot.once(("log texts", language, tuple(names), frozenset(bots)), dict)
         context["log"] = log_lines(engine, state, snapshot.rows, names, you, bots, texts)
         context["announced"] = announced_lines(context["log"])
         public_log = (
@@ -646,23 +679,56 @@ def _playback_boards(
     if not shown:
         return []
     stops = {line["move"]: line for line in shown}
-    payloads = (
-        Move.objects.filter(match=match, number__lte=max(stops))
-        .order_by("number")
-        .values_list("number", "seat", "payload")
-    )
-    state = engine.new_game(match.seats_count, match.options)
+    moves = _moves_to_replay(match, engine, min(stops), max(stops))
+    state, last = moves[0]
     steps = []
-    for number, seat, payload in payloads:
+    for number, seat, payload in moves[1:]:
         state = engine.apply(state, seat, payload)
+        last = (number, seat, payload)
         if number in stops:
             game = presenter.game_context(engine.view(state, None), names)
             # A move that draws nothing of its own (a roll of dice) needs no board of its own.
             if not presenter.mark_last_move(game, seat, payload):
                 continue
-            html = render_to_string(presenter.templates["board"], {"game": game})
+            context = {"game": game, "table": {"game": match.game}, "parts": presenter.templates}
+            html = game_part(context, "board")
             steps.append({"move": number, "text": stops[number]["text"], "board": html})
+    _remember_replayed(match, last, state)
     return steps
+
+
+#: Per table (id, seed), the last move replayed for its playback (number, seat, payload) and the
+#: state after it: the next version's playback starts there instead of from the deal.
+_REPLAYED: dict[tuple[int, str], tuple[tuple[int, int, Any], State]] = {}
+REPLAYED_TABLES = 1000
+
+
+def _moves_to_replay(match: Match, engine: Engine, first: int, last: int) -> list[Any]:
+    """``[(state, last move replayed), (number, seat, payload)…]``: where to start and the moves
+    to play again to reach move ``last``, never starting past move ``first``. The start is the
+    state kept from an earlier playback when the move it was kept after is still the table's
+    (moves are only ever added; ``apply`` leaves the state it is given untouched), else the
+    deal."""
+    kept = _REPLAYED.get((match.pk, match.seed))
+    payloads = Move.objects.filter(match=match, number__lte=last).order_by("number")
+    if kept is not None and kept[0][0] < first:
+        (after, _seat, _payload), state = kept
+        rows = list(payloads.filter(number__gte=after).values_list("number", "seat", "payload"))
+        if rows and rows[0] == kept[0]:
+            return [(state, kept[0]), *rows[1:]]
+    start = engine.new_game(match.seats_count, match.options)
+    return [(start, None), *payloads.values_list("number", "seat", "payload")]
+
+
+def _remember_replayed(match: Match, last: tuple[int, int, Any] | None, state: State) -> None:
+    if last is None:
+        return
+    table = (match.pk, match.seed)
+    _REPLAYED.pop(table, None)
+    while len(_REPLAYED) >= REPLAYED_TABLES:
+        # The oldest entry goes; another thread may have taken it already.
+        _REPLAYED.pop(next(iter(_REPLAYED), None), None)
+    _REPLAYED[table] = (last, state)
 
 
 # --- the result ----------------------------------------------------------------------------------

@@ -548,3 +548,96 @@ def _pick_item(p: dict[str, Any]) -> str:
         f'<li data-seat="{_e(p["seat"])}"><span class="seat-dot seat-{_e(p["seat"])}{neutral}" '
         f'aria-hidden="true"></span>{text}</li>'
     )
+
+
+# --- each game's board part (``templates/games/<slug>/table.html#board``) ---------------------------
+def _joined(items: list[Any]) -> SafeString:
+    """``items|join:", "``: each escaped, marked safe for a blocktranslate."""
+    return mark_safe(", ".join(_e(item) for item in items))
+
+
+@register.simple_tag(takes_context=True)
+def pdc_board(context: Any) -> SafeString:
+    """La Part du Chef's board part: the pizza, how the previous one was shared, and the
+    chillies' step once every pizza is shared out."""
+    game = context.get("game") or {}
+    pizza = f"\n{pizza_svg(game['board'])}\n\n" if game.get("board") else ""
+    previous = _previous_pizza(game["previous"]) if game.get("previous") else ""
+    chillies = ""
+    if game.get("chillies") and not game.get("board"):
+        chillies = _chilli_step(game["chillies"])
+    return mark_safe(f"\n{pizza}\n{previous}\n{chillies}\n")
+
+
+def _previous_pizza(previous: dict[str, Any]) -> str:
+    wedges = "".join(_wedge(w) for w in previous["wedges"])
+    title = _t(gettext_noop("How pizza %(number)s was shared"), number=previous["number"])
+    shares = "".join(_share_item(share) for share in previous["shares"])
+    return (
+        '\n<section class="round-summary" aria-labelledby="previous-title" '
+        'data-testid="previous-pizza">\n'
+        '  <svg class="mini-pizza" viewBox="-135 -135 270 270" aria-hidden="true">'
+        f"{wedges}</svg>\n"
+        f'  <h3 id="previous-title">{title}</h3>\n'
+        f"  <ul>\n    {shares}\n  </ul>\n</section>\n"
+    )
+
+
+def _wedge(w: dict[str, Any]) -> str:
+    owner = "" if w.get("seat") is None else f" owner-{_e(w['seat'])}"
+    eaten = " eaten" if w.get("eaten") else ""
+    return f'<path class="wedge{owner}{eaten}" d="{_e(w["d"])}"/>'
+
+
+def _share_item(share: dict[str, Any]) -> str:
+    kept, eaten = share.get("kept"), share.get("eaten")
+    keeps = _t(gettext_noop("keeps %(slices)s"), slices=_joined(kept)) if kept else ""
+    ate = _t(gettext_noop("ate %(slices)s"), slices=_joined(eaten)) if eaten else ""
+    seat = _e(share["seat"])
+    return (
+        f'<li data-seat="{seat}"><span class="seat-dot seat-{seat}" aria-hidden="true"></span>'
+        f"<strong>{_e(share['name'])}</strong>: {keeps}{'; ' if kept and eaten else ''}{ate}</li>"
+    )
+
+
+def _chilli_step(step: dict[str, Any]) -> str:
+    title = gettext("The chillies")
+    rule = gettext(
+        "Each chilli counts for the kind its holder chooses. The holders choose at the same "
+        "time and in secret."
+    )
+    holders = "".join(_chilli_holder(h) for h in step["holders"])
+    return (
+        '\n<section class="chilli-step" aria-labelledby="chilli-title" data-testid="chilli-step">\n'
+        f'  <h2 id="chilli-title">{title}</h2>\n'
+        f"  <p>{rule}</p>\n"
+        f"  <ul>\n    {holders}\n  </ul>\n</section>\n"
+    )
+
+
+def _chilli_holder(h: dict[str, Any]) -> str:
+    held = _t_plural(
+        lambda: ngettext("%(counter)s chilli", "%(counter)s chillies", h["held"]), h["held"]
+    )
+    if h.get("assignment"):
+        choice = _t(
+            gettext_noop("%(player)s: %(choice)s"), player=h["name"], choice=h["assignment"]
+        )
+    elif h.get("chosen"):
+        choice = _t(gettext_noop("%(player)s: has chosen"), player=h["name"])
+    else:
+        choice = _t(gettext_noop("%(player)s: choosing…"), player=h["name"])
+    return (
+        f'\n    <li data-seat="{_e(h["seat"])}"><span class="chip kind-C">{held}</span>\n'
+        f"      {choice}</li>\n    "
+    )
+
+
+@register.simple_tag(takes_context=True)
+def pizza_party_board(context: Any) -> SafeString:
+    return mark_safe(f"\n\n{hexes_svg(context['game'])}\n\n")
+
+
+@register.simple_tag(takes_context=True)
+def cafe_board(context: Any) -> SafeString:
+    return mark_safe(f"\n\n{cafe_svg(context['game'])}\n\n")

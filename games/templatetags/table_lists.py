@@ -1,8 +1,8 @@
 """The seats' list of the table (``partials/table.html#seats``) and the move log's lines,
 written in Python: the seats are rendered for every viewer of every version (each sees their own
 "you"), where the template engine spent about a tenth of a millisecond, and the log grows with
-the match. Byte for byte what the template wrote (``tests/site/test_render_corpus.py``); a
-seat's rating and clock still come from their partials in ``partials/table_extras.html``."""
+the match. Byte for byte what the template wrote (``tests/site/test_render_corpus.py``, and
+``tests/site/test_table_parts.py`` for a seat's rating and clock, which the corpus lacks)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from .boards import _e, _t, _t_plural
-from .move_forms import _csrf_input
+from .move_forms import _csrf_input, game_part
 
 register = template.Library()
 
@@ -41,8 +41,8 @@ def seat_items(context: template.Context) -> SafeString:
         you = _badge(gettext("you")) if seat["is_you"] else ""
         abandoned = _badge(gettext("abandoned")) if seat["abandoned"] else ""
         facts, clock = seat.get("facts") or {}, seat.get("clock")
-        elo = _partial(context, "seat_elo", facts=facts) if "elo" in facts else ""
-        timer = _partial(context, "seat_clock", clock=clock) if clock else ""
+        elo = _seat_elo(facts) if "elo" in facts else ""
+        timer = _seat_clock(clock) if clock else ""
         turn = ""
         if moving:
             to_move_text = gettext("to move")
@@ -69,11 +69,25 @@ def seat_items(context: template.Context) -> SafeString:
     return mark_safe("".join(out))
 
 
-def _partial(context: template.Context, name: str, **values: Any) -> str:
-    """A partial of ``partials/table_extras.html``, as ``{% include … with … %}`` renders it."""
-    partial = context.template.engine.get_template(f"games/partials/table_extras.html#{name}")
-    with context.push(**values):
-        return partial.render(context)
+def _seat_elo(facts: dict[str, Any]) -> str:
+    """``partials/table_extras.html#seat_elo``: the player's rating, not localized."""
+    title = gettext("Elo rating")
+    return f'\n<span class="seat-elo" data-testid="elo" title="{title}">{_e(facts["elo"])}</span>\n'
+
+
+def _seat_clock(clock: Any) -> str:
+    """``partials/table_extras.html#seat_clock``: the time left on a running turn, or the time
+    each turn has (a ``clocks.Clock``)."""
+    text = _e(clock.text)
+    if clock.running:
+        label = gettext("Time left on this turn")
+        return (
+            '\n<time class="seat-clock countdown running" data-testid="clock" '
+            f'datetime="{_e(clock.deadline.isoformat())}" '
+            f'data-seconds-left="{_e(clock.seconds_left)}" aria-label="{label}">{text}</time>\n'
+        )
+    title = gettext("Time for each turn")
+    return f'\n<span class="seat-clock at-rest" data-testid="clock" title="{title}">{text}</span>\n'
 
 
 @register.filter
@@ -141,7 +155,7 @@ def _banner(context: template.Context, table: dict[str, Any], game: Any) -> str:
             )
         return f"<strong>{over}</strong>\n    {named}"
     if game:
-        return context.template.engine.get_template(context["parts"]["status"]).render(context)
+        return game_part(context, "status")
     return gettext("The match is being played.")
 
 
