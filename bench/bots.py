@@ -6,7 +6,11 @@ pairing: the hero's outright wins with a 95% Wilson interval, its ties for first
 over the best other seat, and the time the hero's bot took per move (median and max).
 
 Level 3 thinks for ``--budget`` seconds per move (the site's default is 1 s). A full run at that
-budget takes hours; ``--budget 0.1 --games 40`` takes minutes and says so in its heading.
+budget takes hours; ``--budget 0.1 --games 40`` takes minutes and says so in its heading. With
+``--iterations K`` level 3 thinks K playouts a move whatever the machine's load (its rows say so),
+and under the table each game's line says what share of one CPU second K playouts are there, from
+level 3's playouts per CPU second measured in the same run (``bench_level3_playouts.py``). A run
+split over processes with ``--first-seed`` plays the same games as one run.
 
 Run: ``.venv/bin/python bench/bots.py [--games N] [--budget S] [--game SLUG] [--levels 1,2,3]``.
 """
@@ -26,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+# bench/ is the script's directory, so its modules import as they are.
+from bench_level3_playouts import measure, positions
 
 from games.engines import CHANCE, Engine
 from games.engines.registry import get_engine
@@ -102,16 +109,22 @@ def play_one(engine: Engine, n: int, hero_seat: int, pairing: Pairing, seed: int
     pairing.margins.append(result.scores[hero_seat] - rival)
 
 
-def run_pairing(engine: Engine, n: int, hero: int, others: int, games: int) -> Pairing:
+def run_pairing(
+    engine: Engine, n: int, hero: int, others: int, games: int, first: int = 0
+) -> Pairing:
+    """Games ``first`` to ``first + games - 1``: game g has seed g and the hero in seat g mod n,
+    so a run split into seed ranges plays the same games as one run."""
     pairing = Pairing(hero, others)
-    for game in range(games):
+    for game in range(first, first + games):
         play_one(engine, n, game % n, pairing, seed=game)
     return pairing
 
 
-def row(slug: str, n: int, p: Pairing) -> str:
+def row(slug: str, n: int, p: Pairing, iterations: int | None = None) -> str:
     low, high = wilson(p.wins, p.games)
     vs = level_name(p.others) if n == 2 else f"{n - 1}× {level_name(p.others)}"
+    if iterations and 3 in (p.hero, p.others):
+        vs += f" ({iterations:,} playouts)"
     median = 1000 * statistics.median(p.times) if p.times else 0.0
     longest = 1000 * max(p.times) if p.times else 0.0
     timing = f"{median:.1f} / {longest:.0f}" if p.hero != RANDOM else "–"
@@ -129,18 +142,22 @@ def main() -> None:
     parser.add_argument(
         "--iterations", type=int, help="level 3 thinks this many worlds per move, not a time"
     )
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="play seeds first..first+games-1 (split a run)"
+    )
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
     parser.add_argument("--players", type=int, help="only this player count")
     parser.add_argument("--levels", default="0,1,2,3", help="levels to pair (0 is random)")
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
-    thinking = f"{args.iterations} worlds" if args.iterations else f"{args.budget:g} s"
+    thinking = f"{args.iterations:,} playouts" if args.iterations else f"{args.budget:g} s"
     print(
         f"# bots: {args.games} games per pairing, level 3 budget {thinking} per move, "
         "hero's seat rotated; wins are outright (ties for first apart)\n"
     )
     print("| table | pairing | games | hero wins [95%] | tied first | margin | ms/move med / max |")
     print("|---|---|---|---|---|---|---|")
+    notes = []
     with budget(seconds=args.budget, iterations=args.iterations):
         for slug, n in TABLES:
             if (args.game and slug not in args.game) or (args.players and n != args.players):
@@ -152,8 +169,24 @@ def main() -> None:
                     *engine.bot_levels,
                 ):
                     continue
-                pairing = run_pairing(engine, n, hero, others, args.games)
-                print(row(slug, n, pairing), flush=True)
+                pairing = run_pairing(engine, n, hero, others, args.games, args.first_seed)
+                print(row(slug, n, pairing, args.iterations), flush=True)
+            if args.iterations and 3 in levels and 3 in engine.bot_levels:
+                notes.append(budget_note(slug, n, args.iterations))
+    for note in notes:
+        print(note)
+
+
+def budget_note(slug: str, n: int, iterations: int) -> str:
+    """What share of one CPU second ``iterations`` playouts of level 3 are at this table, from its
+    playouts per CPU second over one seeded game's positions (200 playouts each)."""
+    rows = measure(slug, positions(slug, n, 1), 1.0, 200)
+    rate = sum(p for p, _, _ in rows) / sum(c for _, c, _ in rows)
+    return (
+        f"{slug} {n}p: level 3's {iterations:,} playouts a move are {iterations / rate:.2f} s of one"
+        f" CPU here ({rate:,.0f} playouts per CPU second; the site's 1 s budget buys about that"
+        " many on an idle core)"
+    )
 
 
 if __name__ == "__main__":
