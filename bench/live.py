@@ -807,10 +807,12 @@ def report_stalls(log: str, components: dict[str, list[int]], floors: list) -> N
 
 
 # --- the run ------------------------------------------------------------------------------------
-def start_daphne(site: LiveSite, application: str) -> tuple[str, int]:
-    """A daphne process serving ``application``: its base URL and its pid."""
+def start_daphne(site: LiveSite, application: str, access_log: bool = True) -> tuple[str, int]:
+    """A daphne process serving ``application``: its base URL and its pid. Without
+    ``access_log``, daphne runs with ``-v 0``, which writes no line per request."""
     port = free_port()
-    process = site.start("-m", "daphne", "-b", "127.0.0.1", "-p", str(port), application)
+    quiet = () if access_log else ("-v", "0")
+    process = site.start("-m", "daphne", *quiet, "-b", "127.0.0.1", "-p", str(port), application)
     wait_for_port(port, process)
     return f"http://127.0.0.1:{port}", process.pid
 
@@ -822,7 +824,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
     print(
         f"\n== live: {args.mode}, {args.tables} tables ({sockets} seat sockets), "
         f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
-        f"GET before a move: {args.look}"
+        f"GET before a move: {args.look}, access log: {'off' if args.no_access_log else 'on'}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
     print(f"{'':15}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
@@ -916,6 +918,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="print each process's event-loop lag and garbage-collector pauses (PDC_LOOP_WATCH)",
     )
+    parser.add_argument(
+        "--no-access-log",
+        action="store_true",
+        help="run every daphne (the site's and the floor's) with -v 0: no access log line per request",
+    )
     parser.add_argument("--smoke", action="store_true", help="CI: 20 s, 10 tables, 1 move/s each")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -937,12 +944,15 @@ def main(argv: list[str] | None = None) -> int:
             },
         )
         try:
-            webs = [start_daphne(site, "pdc_site.asgi:application") for _ in range(args.processes)]
+            logs = not args.no_access_log
+            webs = [
+                start_daphne(site, "pdc_site.asgi:application", logs) for _ in range(args.processes)
+            ]
             bases = [url for url, _pid in webs]
             worker = site.start_worker()
             floors = []
             if not args.no_floor:
-                floors = [start_daphne(site, "bench.floor_asgi:application") for _ in webs]
+                floors = [start_daphne(site, "bench.floor_asgi:application", logs) for _ in webs]
             prepare_django(site)
             players = create_players(SEATS * args.tables, "p")
             IDLE_PLAYERS.extend(create_players(args.idle, "idle"))

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -128,6 +129,17 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
             await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
         finally:
             await self.release()
+
+    async def dispatch(self, message: dict) -> None:
+        """Hand ``message`` to its handler, without the hop Channels takes before every message to
+        close the event loop's database connections: a socket's database work goes through
+        ``database_sync_to_async``, which closes them itself before and after, and nothing of a
+        socket touches the database on the event loop. That hop went to the one thread that all
+        of a process's sockets share, for each doorbell of each socket (every seat of every move)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def admit(self, group: str, verdict: bool | None = True) -> bool:
         """Accept the socket into ``group``; close it with 4404 when what it asks for does not

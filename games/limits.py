@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+
+from pdc_site.cache import ForgivingRedisCache
 
 
 def _key(kind: str, holder: str) -> str:
@@ -20,6 +22,9 @@ def take(kind: str, holder: str, cap: int, seconds: int) -> bool:
     """Count one more ``kind`` held by ``holder``; False, counting nothing, if it already holds
     ``cap`` of them. Every ``take`` that answered True must be followed by ``give_back``."""
     key = _key(kind, holder)
+    backend = caches["default"]
+    if isinstance(backend, ForgivingRedisCache):
+        return backend.take_held(key, cap, seconds)  # one round trip to Redis
     if cache.add(key, 1, timeout=seconds):
         return True
     try:

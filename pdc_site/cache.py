@@ -113,6 +113,20 @@ end
 return {0, value, counters}
 """
 
+#: KEYS[1]: a count of what one client holds (``games.limits``); ARGV[1]: the most it may hold;
+#: ARGV[2]: its lifetime in seconds after this change. One more is counted unless that makes more
+#: than the most, and the count lives ARGV[2] seconds from now either way. The answer: 1 when it
+#: was counted, 0 when refused (nothing counted).
+TAKE_HELD = """
+local held = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+if held > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return 0
+end
+return 1
+"""
+
 #: A counter for ``check``: (key prefix, first slot, slots, limit, lifetime of a new slot).
 Counter = tuple[str, int, int, int, int]
 
@@ -133,6 +147,19 @@ class ForgivingRedisCache(RedisCache):
         except RedisError as error:
             _away("count_hit", error)
             return 0
+
+    def take_held(self, key: str, cap: int, seconds: int) -> bool:
+        """Count one more in the count ``key`` unless it would pass ``cap``, the count living
+        ``seconds`` from now (``limits.take``): one round trip where ``add``, ``incr`` and
+        ``touch`` took three. True while Redis is away: nothing is refused then."""
+        try:
+            taken = self._script("_take_held", TAKE_HELD)(
+                keys=[self.make_and_validate_key(key)], args=[cap, seconds]
+            )
+        except RedisError as error:
+            _away("take_held", error)
+            return True
+        return bool(int(taken))
 
     def _count_hit_script(self) -> Any:
         return self._script("_count_hit", COUNT_HIT)

@@ -13,6 +13,7 @@ while they wait): when all are lent, one more is made, and kept only up to ``KEE
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -20,9 +21,12 @@ from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase
+from django.urls import set_script_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +149,8 @@ class SyncTwins:
 
 
 class OneHopHandler(SyncTwins, ASGIHandler):
-    """Django's ASGI handler, with the middleware chain run as one synchronous call.
+    """Django's ASGI handler, with the middleware chain run as one synchronous call, and the
+    request's signals in that same call where they can be.
 
     Under ASGI Django runs its middleware in async mode, and each of the site's middleware (all
     synchronous code: sessions, locale, the gate, CSRF…) then hops to the request's thread and
@@ -153,18 +158,83 @@ class OneHopHandler(SyncTwins, ASGIHandler):
     a request, each a wake-up of the event loop that every socket of the process shares. Here
     the whole chain and the view run in one hop, as under WSGI; an async view (the long poll)
     runs on the event loop from there, as Django runs async views under WSGI, unless it has a
-    synchronous twin (``IN_REQUEST_THREAD``)."""
+    synchronous twin (``IN_REQUEST_THREAD``).
+
+    Django's ``handle`` also hops once to send ``request_started`` and once more to close the
+    answer after sending it (``request_finished``: the database connection goes back to the
+    pool). Here ``request_started`` is sent at the start of the chain's hop, and an answer that
+    has nothing to do after it is sent (no ``after_answer`` job, not streamed: its bytes are
+    made) is closed at the end of that hop, before it is sent: one hop for a request where
+    Django took three; a move's ``POST``, whose jobs wait for its answer, takes two."""
 
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
 
+    async def handle(self, scope: dict, receive: Callable, send: Callable) -> None:
+        """Read the body, answer (``answer``) while listening for the client to hang up, and
+        close the answer unless the chain's hop already did."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            set_script_prefix(get_script_prefix(scope))
+            request, refusal = self.create_request(scope, body_file)
+            if request is None:
+                await sync_to_async(self.started, thread_sensitive=True)(scope)
+                await self.send_response(refusal, send)
+                await sync_to_async(refusal.close, thread_sensitive=True)()
+                return
+            response = await self.answer_unless_hung_up(request, receive, send)
+            if response is None:
+                await signals.request_finished.asend(sender=self.__class__)
+            elif not response.closed:
+                await sync_to_async(response.close, thread_sensitive=True)()
+        finally:
+            body_file.close()
+
+    async def answer_unless_hung_up(
+        self, request: HttpRequest, receive: Callable, send: Callable
+    ) -> HttpResponseBase | None:
+        """The answer, sent; None when the client hung up first (the answer is then given up,
+        as Django gives it up: an async view is cancelled, a view in its thread runs to its
+        end)."""
+        answering = asyncio.ensure_future(self.answer(request, send))
+        hanging_up = asyncio.ensure_future(self.listen_for_disconnect(receive))
+        await asyncio.wait([hanging_up, answering], return_when=asyncio.FIRST_COMPLETED)
+        for task in (hanging_up, answering):
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            elif not task.cancelled():
+                with contextlib.suppress(RequestAborted):
+                    task.result()
+        if answering.cancelled():
+            return None
+        return answering.result()
+
+    async def answer(self, request: HttpRequest, send: Callable) -> HttpResponseBase:
+        response = await self.run_get_response(request)
+        with contextlib.suppress(asyncio.CancelledError):  # the client hung up meanwhile
+            await self.send_response(response, send)
+        return response
+
+    def started(self, scope: dict) -> None:
+        """Django's ``request_started`` (its receivers reset the query log and close the
+        thread's outdated database connections), in the request's thread."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+
     def get_response(self, request: HttpRequest) -> HttpResponseBase:
-        """The answer, which runs the request's jobs for after it (``after_answer``) as Django
-        closes it once sent: in the hop to the request's thread that closing takes anyway, while
-        the request still holds its database connection, instead of one more hop afterwards."""
+        """The answer, in the request's thread, after ``request_started``. An answer with jobs
+        for after it (``after_answer``) runs them as Django closes it once sent: in the hop to
+        the request's thread that closing takes anyway, while the request still holds its
+        database connection, instead of one more hop afterwards. Any other answer (not streamed)
+        is closed here, before it is sent, which saves the hop to close it."""
+        self.started(request.scope)
         response = super().get_response(request)
         pending = _after_answer.get()
-        if pending is not None:
+        if pending is not None and pending.jobs:
             close = response.close
 
             def run_jobs_then_close() -> None:
@@ -174,6 +244,8 @@ class OneHopHandler(SyncTwins, ASGIHandler):
                     close()
 
             response.close = run_jobs_then_close
+        elif not response.streaming:
+            response.close()
         return response
 
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:

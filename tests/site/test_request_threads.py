@@ -79,8 +79,9 @@ async def get(application, path: str) -> dict:
 @pytest.mark.django_db
 async def test_a_request_runs_its_middleware_and_view_in_one_hop_to_its_thread(monkeypatch):
     """The whole middleware chain and the view are one synchronous call (pdc_site.request_threads
-    .OneHopHandler): a request hops to its thread for Django's request_started signal, for the
-    chain and to close the response, not once or twice for every middleware as well."""
+    .OneHopHandler), with Django's request_started signal before it and the closing of the
+    answer after it: one hop to the request's thread, not one for the signal, one to close the
+    answer, and one or two for every middleware as well."""
     from asgiref.sync import SyncToAsync
 
     from pdc_site.asgi import application
@@ -95,7 +96,7 @@ async def test_a_request_runs_its_middleware_and_view_in_one_hop_to_its_thread(m
     monkeypatch.setattr(SyncToAsync, "__call__", counted)
     response = await get(application, "/api/games")
     assert response["status"] == 200 and b"part-du-chef" in response["body"]
-    assert len(hops) <= 3, hops
+    assert len(hops) == 1, hops
 
 
 @pytest.mark.django_db(transaction=True)
@@ -157,7 +158,7 @@ async def test_a_look_at_a_table_answers_in_the_requests_thread_as_the_async_vie
     response = await get(site_app, path)
     assert response["status"] == 200
     assert json.loads(response["body"]) == by_the_async_view
-    assert len(hops) <= 3, hops
+    assert len(hops) == 1, hops
 
 
 @pytest.mark.django_db(transaction=True)
@@ -179,3 +180,96 @@ async def test_a_poll_through_the_one_hop_chain_still_waits_for_the_next_version
     response = await asyncio.wait_for(poll, 20)
     assert response["status"] == 200
     assert b'"version": %d' % (match.version + 1) in response["body"]
+
+
+@pytest.fixture
+def request_signals():
+    """Django's request_started and request_finished as they are sent: (which, thread)."""
+    from django.core import signals
+
+    seen: list[tuple[str, int]] = []
+
+    def started(**kwargs) -> None:
+        seen.append(("started", threading.get_ident()))
+
+    def finished(**kwargs) -> None:
+        seen.append(("finished", threading.get_ident()))
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    yield seen
+    signals.request_started.disconnect(started)
+    signals.request_finished.disconnect(finished)
+
+
+async def served(application, path: str, query: bytes | None = None) -> dict:
+    """``get``, and wait until the application has ended (its thread is given back)."""
+    from channels.testing import HttpCommunicator
+
+    communicator = HttpCommunicator(application, "GET", path, headers=[(b"host", b"localhost")])
+    communicator.scope["server"] = ("localhost", 80)
+    if query is not None:
+        communicator.scope["query_string"] = query
+    response = await communicator.get_response(timeout=15)
+    await communicator.wait(timeout=15)
+    return response
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_each_request_starts_and_finishes_once_in_its_own_thread(site_app, request_signals):
+    """The signals Django's receivers hang on (the query log reset, the database connection
+    given back to the pool) are sent once a request, in the request's thread, before and after
+    the view: for answers closed before they are sent (a JSON view, a page, an async view's
+    refusal) as for those closed after."""
+    from django.db import connection
+
+    threads: list[int] = []
+    for path in ("/api/games", "/robots.txt", "/api/tables/999999"):
+        request_signals.clear()
+        response = await served(site_app, path)
+        assert response["status"] in (200, 404)
+        assert [name for name, _ in request_signals] == ["started", "finished"]
+        assert len({thread for _, thread in request_signals}) == 1
+        threads.append(request_signals[0][1])
+        # The connection went back: the request's thread holds none between requests.
+        (thread,) = site_app.idle
+        assert thread.submit(lambda: connection.connection).result() is None
+    assert len(set(threads)) == 1  # one lent thread served them all, one after the other
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_request_django_cannot_read_is_still_refused_and_finished(
+    site_app, request_signals
+):
+    """A query that is not UTF-8: Django refuses it before any middleware (400), and the
+    request still starts and finishes once."""
+    response = await served(site_app, "/api/games", query=b"a=\xff")
+    assert response["status"] == 400
+    assert [name for name, _ in request_signals] == ["started", "finished"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_poll_whose_client_hangs_up_is_given_up_and_finished(site_app, request_signals):
+    """A client that goes away while its long poll waits: the poll is cancelled (its place
+    among the caller's polls given back) and the request finishes, as under Django's handler."""
+    from channels.testing import HttpCommunicator
+
+    from games import limits
+
+    from .factories import started_table
+
+    match, _users = await sync_to_async(started_table)(players=2)
+    path = f"/api/tables/{match.pk}"
+    poll = HttpCommunicator(site_app, "GET", path, headers=[(b"host", b"localhost")])
+    poll.scope["server"] = ("localhost", 80)
+    poll.scope["query_string"] = f"since={match.version}".encode()
+    await poll.send_input({"type": "http.request", "body": b""})
+    for _ in range(500):  # until it waits
+        if limits.held("poll", "ip:?") == 1:
+            break
+        await asyncio.sleep(0.01)
+    assert limits.held("poll", "ip:?") == 1
+    await poll.send_input({"type": "http.disconnect"})
+    await poll.wait(timeout=15)
+    assert limits.held("poll", "ip:?") == 0
+    assert [name for name, _ in request_signals][-1] == "finished"
