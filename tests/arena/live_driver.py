@@ -37,9 +37,15 @@ def setup(players: int, seats: int, seconds: float) -> dict:
     return {"id": tournament.pk}
 
 
-def end_in(tournament_id: int, seconds: float) -> dict:
-    """Bring the arena's end forward to ``seconds`` from now (the test ends it once it has killed
-    enough workers, however long their boots took)."""
+def end_in(tournament_id: int, seconds: float, once_tables: int, wait_at_most: float) -> dict:
+    """Bring the arena's end forward to ``seconds`` from now, once it has seated ``once_tables``
+    tables (the test ends it when it has killed enough workers and a second round sat down,
+    however slow a loaded machine is); after ``wait_at_most`` seconds it ends it anyway."""
+    give_up = time.monotonic() + wait_at_most
+    while time.monotonic() < give_up:
+        if ArenaMatch.objects.filter(tournament_id=tournament_id).count() >= once_tables:
+            break
+        time.sleep(0.2)
     ends_at = timezone.now() + timedelta(seconds=seconds)
     Tournament.objects.filter(pk=tournament_id).update(ends_at=ends_at)
     return {"id": tournament_id}

@@ -16,6 +16,7 @@ PLAYERS, SEATS = 9, 3
 KILLS, LAST_SECONDS = 4, 3
 #: The arena's end if the kills never come (the test then fails on the players' time-out).
 LONGEST = 240
+TWO_ROUNDS = PLAYERS // SEATS * 2
 
 
 def driver(site: LiveSite, command: str, *args: object) -> dict:
@@ -59,14 +60,14 @@ def test_workers_killed_and_restarted_mid_arena_duplicate_and_lose_nothing(site)
         workers[victim] = site.start_worker()
         kills += 1
         if kills == KILLS:
-            driver(site, "end_in", arena, LAST_SECONDS)
+            driver(site, "end_in", arena, LAST_SECONDS, TWO_ROUNDS, LONGEST / 2)
     assert players.returncode == 0, site.log_text()[-3000:]
 
     report = driver(site, "report", arena)
     assert kills >= KILLS
     assert report["status"] == "finished", (report, site.log_text()[-3000:])
     assert report["problems"] == []
-    assert report["tables"] >= PLAYERS // SEATS * 2  # at least two rounds were seated
+    assert report["tables"] >= TWO_ROUNDS
     assert report["unscored"] == 0
     assert report["results"] == report["finished_seats"]
     assert report["late_tables"] == 0
