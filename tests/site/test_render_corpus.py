@@ -38,7 +38,12 @@ MATCHES = [
     ("pizza-party", 2, "corpus-4"),
     ("cafe-fatal", 3, "corpus-5"),
     ("cafe-fatal", 4, "corpus-6"),
+    ("part-du-chef", 4, "corpus-8"),
 ]
+#: Options of a corpus match, and a form each must show at some checkpoint (the corpus would not
+#: notice a change to a form it never shows).
+OPTIONS = {"corpus-8": {"marianne": True}}
+MUST_SHOW = {"corpus-8": 'id="marianne-form"'}
 #: A checkpoint every few moves and at the end (secret steps and playbacks fall in between).
 EVERY = 3
 
@@ -49,7 +54,7 @@ def corpus_match(game: str, players: int, seed: str):
         get_user_model().objects.create_user(f"{seed}-{name}")
         for name in ("ada", "bruno", "chiara", "dieter")[:players]
     ]
-    match = services.create_table(users[0], game, seats=players)
+    match = services.create_table(users[0], game, seats=players, options=OPTIONS.get(seed, {}))
     Match.objects.filter(pk=match.pk).update(seed=seed)
     for user in users[1:]:
         services.join_table(user, match.pk)
@@ -71,8 +76,10 @@ def rendered(match: Match, users: list) -> dict[str, list[str]]:
     return out
 
 
-def corpus_hashes(game: str, players: int, seed: str) -> dict[str, str]:
+def corpus_hashes(game: str, players: int, seed: str) -> tuple[dict[str, str], set[str]]:
+    """The parts' hashes at every checkpoint, and which of ``MUST_SHOW``'s forms showed."""
     hashes = {}
+    shown = set()
     match, users = corpus_match(game, players, seed)
     engine = get_engine(game)
     rng = random.Random(seed)
@@ -81,10 +88,11 @@ def corpus_hashes(game: str, players: int, seed: str) -> dict[str, str]:
     while True:
         if moves % EVERY == 0 or not match.is_playing:
             for part, htmls in rendered(match, users).items():
+                shown |= {form for form in MUST_SHOW.values() if any(form in h for h in htmls)}
                 digest = hashlib.sha256("\n\x00".join(htmls).encode()).hexdigest()
                 hashes[f"{game}/{players}/{moves}/{part}"] = digest[:20]
         if not match.is_playing:
-            return hashes
+            return hashes, shown
         seat = engine.to_move(match.state)[0]
         move = engine.random_move(match.state, seat, rng)
         match = services.play(match.pk, by_user[seat], move, match.version)
@@ -93,7 +101,8 @@ def corpus_hashes(game: str, players: int, seed: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(("game", "players", "seed"), MATCHES)
 def test_every_part_of_a_corpus_match_renders_as_before_in_every_language(game, players, seed):
-    hashes = corpus_hashes(game, players, seed)
+    hashes, shown = corpus_hashes(game, players, seed)
+    assert MUST_SHOW.get(seed, "") in shown | {""}
     before = json.loads(FIXTURE.read_text()) if FIXTURE.exists() else {}
     if os.environ.get("RENDER_CORPUS_WRITE"):
         # One match at a time (not with -n): each adds its own hashes to the file.
