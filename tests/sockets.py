@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from asgiref.sync import SyncToAsync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
@@ -24,3 +25,17 @@ async def connected(path: str, user=None) -> tuple[WebsocketCommunicator, str]:
     ok, _ = await socket.connect()
     assert ok
     return socket, await socket.receive_from(timeout=5)
+
+
+def counted_hops(monkeypatch) -> list:
+    """The functions run through ``sync_to_async`` (and ``database_sync_to_async``) from now on:
+    each is a trip from the event loop to a thread."""
+    hops = []
+    call = SyncToAsync.__call__
+
+    async def counted(self, *args, **kwargs):
+        hops.append(self.func)
+        return await call(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counted)
+    return hops

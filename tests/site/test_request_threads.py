@@ -11,6 +11,7 @@ import pytest
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 
 from pdc_site.request_threads import RequestThreads
+from tests.sockets import counted_hops
 
 pytestmark = pytest.mark.asyncio
 
@@ -82,18 +83,9 @@ async def test_a_request_runs_its_middleware_and_view_in_one_hop_to_its_thread(m
     .OneHopHandler), with Django's request_started signal before it and the closing of the
     answer after it: one hop to the request's thread, not one for the signal, one to close the
     answer, and one or two for every middleware as well."""
-    from asgiref.sync import SyncToAsync
-
     from pdc_site.asgi import application
 
-    hops = []
-    call = SyncToAsync.__call__
-
-    async def counted(self, *args, **kwargs):
-        hops.append(self.func)
-        return await call(self, *args, **kwargs)
-
-    monkeypatch.setattr(SyncToAsync, "__call__", counted)
+    hops = counted_hops(monkeypatch)
     response = await get(application, "/api/games")
     assert response["status"] == 200 and b"part-du-chef" in response["body"]
     assert len(hops) == 1, hops

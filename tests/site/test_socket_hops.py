@@ -5,28 +5,15 @@ got, to close database connections that the site's sockets never open on the eve
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import SyncToAsync, sync_to_async
+from asgiref.sync import sync_to_async
 
 from games import consumers, services
 from games.engines import get_engine
-from tests.sockets import connected
+from tests.sockets import connected, counted_hops
 
 from .factories import started_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-def counted_hops(monkeypatch) -> list:
-    """The functions run through ``sync_to_async`` (and ``database_sync_to_async``) from now on."""
-    hops = []
-    call = SyncToAsync.__call__
-
-    async def counted(self, *args, **kwargs):
-        hops.append(self.func)
-        return await call(self, *args, **kwargs)
-
-    monkeypatch.setattr(SyncToAsync, "__call__", counted)
-    return hops
 
 
 async def test_a_published_push_costs_the_seats_sockets_no_hop_to_a_thread(monkeypatch):
