@@ -21,6 +21,12 @@ def table() -> str:
     return connection.ops.quote_name(LadderBucket._meta.db_table)
 
 
+def loose_buckets() -> str:
+    """The buckets of a game (its one parameter) with more than one row: the ones a fold
+    rewrites."""
+    return f"SELECT bucket FROM {table()} WHERE game = %s GROUP BY bucket HAVING COUNT(*) > 1"
+
+
 def changes_table() -> str:
     return connection.ops.quote_name(LadderChange._meta.db_table)
 
@@ -54,25 +60,32 @@ def _fold_buckets(game: str) -> None:
         if connection.vendor == "postgresql":
             # One statement deletes exactly the rows it adds up: a row written meanwhile by
             # another transaction is neither deleted nor counted, and stays for the next fold.
+            # Only the buckets with loose rows: rewriting all of them left a dead row per bucket
+            # at every fold, which the ladder's running sums then stepped over.
             cursor.execute(
-                f"WITH gone AS (DELETE FROM {table()} WHERE game = %s"
-                " RETURNING bucket, players)"
+                f"WITH loose AS ({loose_buckets()}),"
+                f" gone AS (DELETE FROM {table()} WHERE game = %s AND bucket IN"
+                " (SELECT bucket FROM loose) RETURNING bucket, players)"
                 f" INSERT INTO {table()} (game, bucket, players)"
                 " SELECT %s, bucket, SUM(players) FROM gone GROUP BY bucket"
                 " HAVING SUM(players) <> 0",
-                [game, game],
+                [game, game, game],
             )
             return
         # SQLite has one writer at a time: nothing is written between these statements.
         cursor.execute(
-            f"SELECT bucket, SUM(players) FROM {table()} WHERE game = %s GROUP BY bucket"
-            " HAVING SUM(players) <> 0",
-            [game],
+            f"SELECT bucket, SUM(players) FROM {table()} WHERE game = %s"
+            f" AND bucket IN ({loose_buckets()}) GROUP BY bucket",
+            [game, game],
         )
         sums = cursor.fetchall()
-        cursor.execute(f"DELETE FROM {table()} WHERE game = %s", [game])
+        cursor.execute(
+            f"DELETE FROM {table()} WHERE game = %s AND bucket IN ({loose_buckets()})", [game, game]
+        )
         LadderBucket.objects.bulk_create(
-            LadderBucket(game=game, bucket=bucket, players=players) for bucket, players in sums
+            LadderBucket(game=game, bucket=bucket, players=players)
+            for bucket, players in sums
+            if players
         )
 
 

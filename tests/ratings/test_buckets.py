@@ -70,6 +70,19 @@ def test_folding_keeps_every_sum_and_leaves_one_row_per_bucket():
     assert LadderBucket.objects.filter(game=GAME).count() == len(before)
 
 
+def test_folding_rewrites_only_the_buckets_that_gathered_loose_rows():
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    for user, value in [(ann, 1500.0), (bob, 1600.0), (cid, 1700.0)]:
+        Rating.objects.create(user=user, game=GAME, value=value)
+    buckets.fold(GAME)
+    kept = LadderBucket.objects.get(game=GAME, bucket=1500).pk
+    Rating.objects.filter(user=bob).update(value=1700.5)  # 1600 loses its one, 1700 gains one
+    buckets.fold(GAME)
+    assert bucket_sums() == {1500: 1, 1700: 2}
+    assert LadderBucket.objects.filter(game=GAME).count() == 2  # the emptied 1600 is gone
+    assert LadderBucket.objects.get(game=GAME, bucket=1500).pk == kept
+
+
 def test_the_worker_folds_a_game_only_once_it_gathered_many_loose_rows(monkeypatch):
     monkeypatch.setattr(buckets, "FOLD_AFTER", 5)
     users = [make_user() for _ in range(4)]
