@@ -46,6 +46,7 @@ def a_client_comes_and_goes() -> list:
     return seen
 
 
+@pytest.mark.redis
 def test_redis_answers_as_the_generic_cache_does(redis_cache, monkeypatch):
     on_redis = a_client_comes_and_goes()
     use_cache(monkeypatch, LocMemCache(f"held-{uuid.uuid4().hex}", {}))
@@ -53,6 +54,7 @@ def test_redis_answers_as_the_generic_cache_does(redis_cache, monkeypatch):
     assert on_redis == [True, True, True, False, False, 3, True, False, 3, 0, True]
 
 
+@pytest.mark.redis
 def test_one_take_is_one_round_trip_and_renews_the_count_s_lifetime(redis_cache, monkeypatch):
     commands = []
     execute = redis.Redis.execute_command
