@@ -75,7 +75,7 @@ def _fold_buckets(game: str) -> None:
         # SQLite has one writer at a time: nothing is written between these statements.
         cursor.execute(
             f"SELECT bucket, SUM(players) FROM {table()} WHERE game = %s"
-            f" AND bucket IN ({loose_buckets()}) GROUP BY bucket",
+            f" AND bucket IN ({loose_buckets()}) GROUP BY bucket HAVING SUM(players) <> 0",
             [game, game],
         )
         sums = cursor.fetchall()
@@ -83,9 +83,7 @@ def _fold_buckets(game: str) -> None:
             f"DELETE FROM {table()} WHERE game = %s AND bucket IN ({loose_buckets()})", [game, game]
         )
         LadderBucket.objects.bulk_create(
-            LadderBucket(game=game, bucket=bucket, players=players)
-            for bucket, players in sums
-            if players
+            LadderBucket(game=game, bucket=bucket, players=players) for bucket, players in sums
         )
 
 
