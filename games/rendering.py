@@ -652,11 +652,18 @@ def playback_steps(
     # (The secret seed tells two matches apart where a test database reuses ids.)
     key = (match.pk, match.seed, match.version, len(public_log), get_language())
     if key not in _PLAYBACK_CACHE:
-        while len(_PLAYBACK_CACHE) >= PLAYBACK_CACHE_SIZE:
-            # The oldest entry goes; another thread may have taken it already.
-            _PLAYBACK_CACHE.pop(next(iter(_PLAYBACK_CACHE), None), None)
-        _PLAYBACK_CACHE[key] = _playback_boards(match, engine, presenter, names, public_log, tail)
+        boards = _playback_boards(match, engine, presenter, names, public_log, tail)
+        _keep_newest(_PLAYBACK_CACHE, key, boards, PLAYBACK_CACHE_SIZE)
     return _PLAYBACK_CACHE[key]
+
+
+def _keep_newest(kept: dict[Any, Any], key: Any, value: Any, size: int) -> None:
+    """Put ``value`` in ``kept`` under ``key`` as its newest entry, the oldest going first when
+    it holds ``size`` (shared by the process's threads: another may have taken one already)."""
+    kept.pop(key, None)
+    while len(kept) >= size:
+        kept.pop(next(iter(kept), None), None)
+    kept[key] = value
 
 
 _PLAYBACK_CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -723,12 +730,7 @@ def _moves_to_replay(match: Match, engine: Engine, first: int, last: int) -> lis
 def _remember_replayed(match: Match, last: tuple[int, int, Any] | None, state: State) -> None:
     if last is None:
         return
-    table = (match.pk, match.seed)
-    _REPLAYED.pop(table, None)
-    while len(_REPLAYED) >= REPLAYED_TABLES:
-        # The oldest entry goes; another thread may have taken it already.
-        _REPLAYED.pop(next(iter(_REPLAYED), None), None)
-    _REPLAYED[table] = (last, state)
+    _keep_newest(_REPLAYED, (match.pk, match.seed), (last, state), REPLAYED_TABLES)
 
 
 # --- the result ----------------------------------------------------------------------------------
