@@ -22,7 +22,7 @@ from games.bot_profiles import bot_url
 from games.engines import all_engines
 from games.models import Match, Seat
 from ratings import ladder
-from ratings.charts import DRAWN, chart_keys, draw_charts, missing_charts
+from ratings.charts import DRAWN, render_charts
 from ratings.models import RatingChange
 
 from . import friends, presence
@@ -91,13 +91,12 @@ def add_charts(
 ) -> None:
     """Each section's ``chart``, as this process drew it before (``charts.DRAWN``) or drawn
     now: a busy profile is read far more often than its player plays a rated match."""
-    kept = DRAWN.get_many(chart_keys(charts).values())
-    points = {}
-    if missing_charts(charts, kept):
+
+    def load_points() -> dict[str, list]:
         history = ladder.rating_history(target)
-        points = {f"history-{slug}": values for slug, values in history.items()}
-    svgs, drawn = draw_charts(charts, kept, points)
-    DRAWN.set_many(drawn)
+        return {f"history-{slug}": values for slug, values in history.items()}
+
+    svgs = render_charts(charts, load_points)
     for section in sections:
         section["chart"] = svgs.get(section.pop("chart_id")) or None
 

@@ -293,16 +293,13 @@ def chart_keys(charts: dict[str, tuple[Hashable, str]]) -> dict[str, Hashable]:
 def render_charts(
     charts: dict[str, tuple[Hashable, str]],
     load_points: Callable[[], dict[str, Sequence[tuple[datetime, float]]]],
-    cached: Mapping[str, Any] | None = None,
 ) -> dict[str, SafeString]:
     """Several charts, ``chart_id -> (what it shows, title)``, each rendered once and kept in the
     process (``DRAWN``) under what it shows (any value that changes whenever its points do),
     its title, the database, language and time zone: a player's chart changes only when they
-    play a rated match, and a busy profile is read far more often than that. ``cached``: what
-    the caller read of ``DRAWN`` for their keys (``chart_keys``) already. ``load_points``
+    play a rated match, and a busy profile is read far more often than that. ``load_points``
     (chart_id -> points) is called only when one of them must be drawn."""
-    keys = chart_keys(charts)
-    found = DRAWN.get_many(keys.values()) if cached is None else cached
+    found = DRAWN.get_many(chart_keys(charts).values())
     missing = missing_charts(charts, found)
     points = load_points() if missing else {}
     svgs, drawn = draw_charts(charts, found, points)
