@@ -143,7 +143,7 @@ def snapshot_of(
     rows = []
     if match.state is not None:
         earlier = previous.rows if previous is not None else []
-        rows = earlier + _move_rows(match, after=earlier[-1][0] if earlier else None)
+        rows = earlier + _new_move_rows(match, earlier[-1][0] if earlier else None)
     if previous is not None and not previous.match.is_open:
         invited = previous.invited
     else:
@@ -545,6 +545,16 @@ def _move_rows(match: Match, after: int | None = None) -> list[tuple[int, int, A
     if after is not None:
         moves = moves.filter(number__gt=after)
     return list(moves.order_by("number").values_list("number", "seat", "description", "by_bot"))
+
+
+def _new_move_rows(match: Match, after: int | None) -> list[tuple[int, int, Any, bool]]:
+    """The moves after move number ``after`` (all of them when None): the ones this ``match``
+    object just wrote when they follow ``after`` with no gap (the publishing process renders the
+    change it made without reading its moves back), else read."""
+    saved = services.saved_move_rows(match)
+    if saved and saved[0][0] == (-1 if after is None else after) + 1:
+        return list(saved)
+    return _move_rows(match, after=after)
 
 
 def render_sentence(sentence: Sentence, names: list[str]) -> str:
