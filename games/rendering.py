@@ -422,7 +422,13 @@ def table_context(
         )
         context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
     facts = snapshot.once(("facts",), lambda: seat_facts(match, seats))
-    add_table_extras(context, match, seats, me, user, facts)
+
+    def rematch() -> Match | None:
+        # The same for every viewer of a read (whether the viewer sits there is a query of their
+        # own): read once, not once per viewer.
+        return snapshot.once(("rematch",), lambda: services.rematch_of(match))
+
+    add_table_extras(context, match, seats, me, user, facts, rematch)
     return context
 
 
