@@ -143,7 +143,7 @@ def snapshot_of(
     rows = []
     if match.state is not None:
         earlier = previous.rows if previous is not None else []
-        rows = earlier + _move_rows(match, after=earlier[-1][0] if earlier else None)
+        rows = earlier + _new_move_rows(match, earlier[-1][0] if earlier else None)
     if previous is not None and not previous.match.is_open:
         invited = previous.invited
     else:
@@ -422,7 +422,13 @@ def table_context(
         )
         context["winners"] = [row["name"] for row in context["result"]["rows"] if row["rank"] == 1]
     facts = snapshot.once(("facts",), lambda: seat_facts(match, seats))
-    add_table_extras(context, match, seats, me, user, facts)
+
+    def rematch() -> Match | None:
+        # The same for every viewer of a read (whether the viewer sits there is a query of their
+        # own): read once, not once per viewer.
+        return snapshot.once(("rematch",), lambda: services.rematch_of(match))
+
+    add_table_extras(context, match, seats, me, user, facts, rematch)
     return context
 
 
@@ -545,6 +551,16 @@ def _move_rows(match: Match, after: int | None = None) -> list[tuple[int, int, A
     if after is not None:
         moves = moves.filter(number__gt=after)
     return list(moves.order_by("number").values_list("number", "seat", "description", "by_bot"))
+
+
+def _new_move_rows(match: Match, after: int | None) -> list[tuple[int, int, Any, bool]]:
+    """The moves after move number ``after`` (all of them when None): the ones this ``match``
+    object just wrote when they follow ``after`` with no gap (the publishing process renders the
+    change it made without reading its moves back), else read."""
+    saved = services.saved_move_rows(match)
+    if saved and saved[0][0] == (-1 if after is None else after) + 1:
+        return list(saved)
+    return _move_rows(match, after=after)
 
 
 def render_sentence(sentence: Sentence, names: list[str]) -> str:

@@ -9,6 +9,7 @@ its own.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -586,11 +587,27 @@ def _unsaved_moves(match: Match) -> list[Move]:
 
 
 def _save_moves(match: Match) -> None:
-    """Write the moves applied since the match was last saved."""
+    """Write the moves applied since the match was last saved, and keep them on ``match`` as a
+    read of them would give them (``saved_move_rows``)."""
     moves = _unsaved_moves(match)
     if moves:
         rows.insert_moves(moves)
+        vars(match).setdefault("_saved_move_rows", []).extend(
+            (move.number, move.seat, _as_read(move.description), move.by_bot) for move in moves
+        )
         moves.clear()
+
+
+def _as_read(description: Any) -> Any:
+    """A move's description as reading its JSON column gives it back (tuples become lists)."""
+    return None if description is None else json.loads(json.dumps(description))
+
+
+def saved_move_rows(match: Match) -> list[tuple[int, int, Any, bool]]:
+    """(number, seat, description, by_bot) of the moves this ``match`` object wrote (since it
+    was read, locked): the process that made a change renders it without reading them back.
+    Nothing else may insert a move of a locked match, so they follow its earlier moves."""
+    return vars(match).get("_saved_move_rows", [])
 
 
 def _rng(match: Match, purpose: str) -> random.Random:

@@ -5,6 +5,7 @@ viewer, so the parts every seat shares say nothing of it)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -24,11 +25,13 @@ def add_table_extras(
     me: Seat | None,
     user: AbstractBaseUser | AnonymousUser | None,
     facts: dict[int, dict[str, Any]] | None = None,
+    rematch: Callable[[], Match | None] | None = None,
 ) -> None:
     """Adds ``clock`` and ``facts`` to each of ``context["seats"]``, the facts (Elo changes) to
     the result's rows, and ``extras`` (the viewer's actions). New dicts and lists throughout:
     what the context holds may be shared with other viewers. ``facts``: the seats' facts when
-    the caller has them already (the same for every viewer of a version)."""
+    the caller has them already (the same for every viewer of a version); ``rematch``: how the
+    caller reads the match's rematch (once for every viewer of a read of the table)."""
     clocks = seat_clocks(match)
     facts = seat_facts(match, seats) if facts is None else facts
     context["seats"] = [
@@ -37,7 +40,7 @@ def add_table_extras(
     ]
     if context.get("result"):
         context["result"] = result_with_facts(context["result"], facts)
-    context["extras"] = actions_context(match, me, user)
+    context["extras"] = actions_context(match, me, user, rematch)
 
 
 def result_with_facts(result: dict[str, Any], facts: dict[int, dict[str, Any]]) -> dict[str, Any]:
@@ -48,7 +51,10 @@ def result_with_facts(result: dict[str, Any], facts: dict[int, dict[str, Any]]) 
 
 
 def actions_context(
-    match: Match, me: Seat | None, user: AbstractBaseUser | AnonymousUser | None
+    match: Match,
+    me: Seat | None,
+    user: AbstractBaseUser | AnonymousUser | None,
+    rematch: Callable[[], Match | None] | None = None,
 ) -> dict[str, Any]:
     """``can_resign``; ``play_again``: None, or what the viewer can do about a rematch
     (``ask``: open it, ``join``: take a seat at the one another player opened, ``go``: go to
@@ -58,16 +64,19 @@ def actions_context(
         "can_resign": match.is_playing and me is not None and not me.abandoned,
         "resign_url": urls["resign"],
         "rematch_url": urls["rematch"],
-        "play_again": _play_again(match, me, user),
+        "play_again": _play_again(match, me, user, rematch),
     }
 
 
 def _play_again(
-    match: Match, me: Seat | None, user: AbstractBaseUser | AnonymousUser | None
+    match: Match,
+    me: Seat | None,
+    user: AbstractBaseUser | AnonymousUser | None,
+    rematch: Callable[[], Match | None] | None = None,
 ) -> dict[str, Any] | None:
     if not match.is_over or match.state is None:
         return None
-    again = services.rematch_of(match)
+    again = services.rematch_of(match) if rematch is None else rematch()
     if again is None:
         return {"do": "ask"} if me is not None else None
     url = reverse("games:table", args=[again.pk])

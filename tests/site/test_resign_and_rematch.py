@@ -268,3 +268,26 @@ def test_a_rematch_opened_in_the_same_instant_is_a_conflict_with_a_sentence(monk
     with pytest.raises(services.Conflict, match="has just opened the rematch"):
         services.rematch(users[1], match.pk)
     assert Match.objects.filter(rematch_of=match).count() == 1
+
+
+def test_the_viewers_of_one_read_of_a_finished_table_look_its_rematch_up_once():
+    """The rematch is the same for every viewer of a read: one query finds it for them all,
+    and each viewer is still offered what is theirs (go, join, watch)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    match, users = finished("cafe-fatal", players=2)
+    first, second = users
+    services.rematch(first, match.pk)
+    again = Match.objects.get(rematch_of=match)
+    snapshot = rendering.load_table(match.pk)
+    viewers = [first, second, make_user(), None]
+    with CaptureQueriesContext(connection) as captured:
+        offers = [
+            rendering.table_context(snapshot.match, user, snapshot=snapshot)["extras"]["play_again"]
+            for user in viewers
+        ]
+    lookups = [q for q in captured.captured_queries if '"rematch_of_id" =' in q["sql"]]
+    assert len(lookups) == 1
+    assert [offer and offer["do"] for offer in offers] == ["go", "join", "watch", "watch"]
+    assert offers[1] == {"do": "join", "id": again.pk}
