@@ -4,6 +4,7 @@ or matches there are (the profile and rankings pages count on it)."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 from collections import OrderedDict
@@ -702,31 +703,74 @@ def generations() -> dict[str, Generation]:
         return {game: (int(total), highest) for game, total, highest in cursor.fetchall()}
 
 
+#: More changes than this since a page was kept and it is read again rather than checked.
+CHANGES_CHECKED = 100
+
+
+def changes_since_sql(game: str, since: Generation) -> tuple[str, list[Any]]:
+    """The query of ``game``'s change rows written after generation ``since`` (those with a
+    higher id), as ``(changes, user_id, value_before, value_after)``, at most one more than
+    ``CHANGES_CHECKED``."""
+    table = connection.ops.quote_name(LadderChange._meta.db_table)
+    sql = (
+        f"SELECT changes, user_id, value_before, value_after FROM {table}"
+        " WHERE game = %s AND id > %s ORDER BY id LIMIT %s"
+    )
+    return sql, [game, since[1] if since[1] is not None else 0, CHANGES_CHECKED + 1]
+
+
+def still_shows(page: LadderPage, since: Generation, now: Generation, changes: list[tuple]) -> bool:
+    """Whether ``page``, right at generation ``since``, is still right at ``now``, given
+    ``changes``: the change rows with an id above ``since``'s (``changes_since_sql``).
+
+    Only when those rows are all the changes since (their sum is the growth of the sum: a
+    write that committed late, with a lower id, would add to the sum without a row here) and
+    each is a rating that only moved, of a player not on the page, from a value to another with
+    none of the page's ratings between them or equal to either. Such a move leaves the count
+    of ratings above each row of the page as it was (so every rank), the players matched, how
+    many there are, and on which side of the page the moved rating lies (so which rows the page
+    shows): in a page of consecutive rows, a rating between two of them would be on it. A fold
+    (its row names no player) or any other write reads the page again."""
+    if len(changes) > CHANGES_CHECKED or sum(n for n, *_rest in changes) != now[0] - since[0]:
+        return False
+    on_page = {row.user_id for row in page.rows}
+    values = sorted(row.value for row in page.rows)
+    for _n, user_id, before, after in changes:
+        if user_id is None or user_id in on_page or before is None or after is None:
+            return False
+        low, high = min(before, after), max(before, after)
+        first_not_below = bisect.bisect_left(values, low)
+        if first_not_below < len(values) and values[first_not_below] <= high:
+            return False
+    return True
+
+
 #: Pages kept per process (a few KB each): the first pages, searches and friends' pages read
-#: most. A page is kept under the generation it was read in, so a rating written since is a
-#: new key: nothing kept is ever served after a change, in any process, and no shared cache
-#: is asked.
+#: most. A page is kept with the generation it was read in; it is served at a later generation
+#: only when the changes since could not have changed it (``still_shows``), so nothing stale is
+#: ever served, in any process, and no shared cache is asked.
 PAGES_KEPT = 512
 
 
 class _KeptPages:
-    """The pages kept, the least recently read forgotten first; shared by the process's threads."""
+    """The pages kept with their generations, the least recently read forgotten first; shared
+    by the process's threads."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._pages: OrderedDict[tuple, LadderPage] = OrderedDict()
+        self._pages: OrderedDict[tuple, tuple[Generation, LadderPage]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> LadderPage | None:
+    def get(self, key: tuple) -> tuple[Generation, LadderPage] | None:
         with self._lock:
-            page = self._pages.get(key)
-            if page is not None:
+            kept = self._pages.get(key)
+            if kept is not None:
                 self._pages.move_to_end(key)
-            return page
+            return kept
 
-    def put(self, key: tuple, page: LadderPage) -> None:
+    def put(self, key: tuple, generation: Generation, page: LadderPage) -> None:
         with self._lock:
-            self._pages[key] = page
+            self._pages[key] = (generation, page)
             self._pages.move_to_end(key)
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)
@@ -737,15 +781,13 @@ class _KeptPages:
 
 
 _kept = _KeptPages(PAGES_KEPT)
-#: The generation each ladder had when this process last read one of its pages: a page not kept
-#: under it is likely not kept under the next one read either.
-_last_generation: dict[tuple[str, str], Generation] = {}
 
 
 @dataclass(frozen=True)
 class KeptPageRead:
-    """A kept page on its way (``kept_page_read``): ``query`` is the page's query to send with
-    the generation when the page is likely not kept (None when it likely is)."""
+    """A kept page on its way (``kept_page_read``). ``statement`` goes with the generation's
+    query: the page's own query (``query``) when it is not kept, or the changes since the
+    generation it is kept with (``kept``) to check it against."""
 
     game: str
     page: int
@@ -753,11 +795,20 @@ class KeptPageRead:
     only: tuple[int, ...] | None
     size: int
     query: PageQuery | None
+    kept: tuple[Generation, LadderPage] | None = None
 
     @property
     def key(self) -> tuple:
         database = connection.settings_dict["NAME"]
         return (database, self.game, self.page, self.search, self.only, self.size)
+
+    @property
+    def statement(self) -> tuple[str, list[Any]] | None:
+        if self.query is not None:
+            return self.query.statement
+        if self.kept is not None:
+            return changes_since_sql(self.game, self.kept[0])
+        return None
 
     def read_afresh(self) -> LadderPage:
         return ladder_page(
@@ -773,36 +824,37 @@ def kept_page_read(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> KeptPageRead:
-    """The first step of a kept page (``kept_page`` is the second): when the page was not kept
-    under the ladder's last generation seen here, its query, to send with the generation so that
-    a page not kept costs no round trip more (always inside a transaction, where nothing is
-    kept)."""
+    """The first step of a kept page (``kept_page`` is the second): its ``statement``, to send
+    with the generation's query so that the page costs no round trip more. Inside a transaction
+    nothing is kept: the page's query."""
     only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
     read = KeptPageRead(game, page, search, only, size, None)
-    last = _last_generation.get((read.key[0], game))
-    kept = last is not None and _kept.get((last, *read.key)) is not None
-    if kept and not connection.in_atomic_block:
-        return read
+    kept = None if connection.in_atomic_block else _kept.get(read.key)
+    if kept is not None:
+        return KeptPageRead(game, page, search, only, size, None, kept)
     query = page_query(game, page, search=search, only_user_ids=only, size=size)
     return KeptPageRead(game, page, search, only, size, query)
 
 
 def kept_page(read: KeptPageRead, generation: Generation, rows: list[tuple] | None) -> LadderPage:
     """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
-    and kept. ``generation`` was read before or with ``rows``, the rows of ``read.query`` (None
+    and kept, or kept from an earlier generation when the changes since could not have changed
+    it. ``generation`` was read before or with ``rows``, the rows of ``read.statement`` (None
     when it was not sent): the page they give is as new as the generation or newer. Inside a
     transaction nothing is kept nor taken: what it wrote may yet be rolled back."""
-    if read.query is not None and rows is None:
-        raise ValueError("The page's query was to be sent with the generation.")
+    if read.statement is not None and rows is None:
+        raise ValueError("The page's statement was to be sent with the generation.")
     if connection.in_atomic_block:
         return read.query.finish(rows) if read.query is not None else read.read_afresh()
-    _last_generation[(read.key[0], read.game)] = generation
-    key = (generation, *read.key)
     if read.query is not None:
         page = read.query.finish(rows)
+    elif read.kept is not None and (
+        read.kept[0] == generation or still_shows(read.kept[1], read.kept[0], generation, rows)
+    ):
+        page = read.kept[1]
     else:
-        page = _kept.get(key) or read.read_afresh()
-    _kept.put(key, page)
+        page = read.read_afresh()
+    _kept.put(read.key, generation, page)
     return page
 
 
@@ -815,17 +867,21 @@ def kept_ladder_page(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> LadderPage:
-    """``kept_page`` for a caller that read the generation already: a page not kept is read
-    in a query of its own."""
-    read = KeptPageRead(
-        game,
-        page,
-        search,
-        None if only_user_ids is None else tuple(sorted(set(only_user_ids))),
-        size,
-        None,
-    )
-    return kept_page(read, generation, None)
+    """``kept_page`` for a caller that read the generation already: a page kept with an
+    earlier generation is checked against the changes since in a query of its own (a cheap
+    one), a page not kept is read in its own."""
+    only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
+    read = KeptPageRead(game, page, search, only, size, None)
+    kept = None if connection.in_atomic_block else _kept.get(read.key)
+    if kept is None:
+        return kept_page(read, generation, None)
+    if kept[0] == generation:
+        return kept[1]
+    read = KeptPageRead(game, page, search, only, size, None, kept)
+    sql, params = read.statement
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return kept_page(read, generation, cursor.fetchall())
 
 
 def rating_history(

@@ -31,10 +31,9 @@ PATH = f"/rankings/{GAME}/"
 
 @pytest.fixture(autouse=True)
 def nothing_kept_from_earlier_tests():
-    # Which pages the process kept, and under which generation it last read each ladder,
-    # decide whether a page's query goes with the generation's: none from earlier tests.
+    # Which pages the process kept, and with which generations, decide whether a page's query
+    # or the changes since go with the generation's: none from earlier tests.
     ladder._kept.clear()
-    ladder._last_generation.clear()
 
 
 def rate(name: str, value: float, matches: int = 20):
@@ -81,17 +80,21 @@ def test_a_page_is_read_once_until_a_rating_changes_and_the_next_page_shows_the_
     first, read = get(visitor)
     again, kept = get(visitor)
     # A visitor's page: the generation, and the page's query with it (one round trip on
-    # PostgreSQL, two statements on SQLite); kept, the generation only.
+    # PostgreSQL, two statements on SQLite); kept, the generation and the changes since.
     together = 1 if connection.vendor == "postgresql" else 2
-    assert (read, kept) == (together, 1)
+    assert (read, kept) == (together, together)
     assert without_tokens(again) == without_tokens(first) and rows_of(first) == ["ann", "bob"]
 
     write_from_another_connection(
         f"UPDATE {Rating._meta.db_table} SET value = %s WHERE user_id = %s", [1600.0, bob.pk]
     )
     changed, read = get(visitor)
-    # The page was kept under the generation before: its query went afterwards, on its own.
-    assert read == 2 and rows_of(changed) == ["bob", "ann"] and elos_of(changed) == [1600, 1500]
+    # Bob, on the page, moved: the changes since said so, and the page's query went afterwards.
+    assert (
+        read == together + 1
+        and rows_of(changed) == ["bob", "ann"]
+        and elos_of(changed) == [1600, 1500]
+    )
     # A page not kept under the ladder's generation, the last one this process saw, goes with it.
     assert get(visitor, f"{PATH}?q=b")[1] == together
 
@@ -178,3 +181,126 @@ def test_the_viewers_place_and_badge_are_read_on_every_page():
     assert "You are #2" in html and rows_of(html) == ["ann", "me"]
     friends.request_friend(make_user("asker"), me)
     assert '<span class="badge" aria-label="1 friend request">1</span>' in get(client)[0]
+
+
+# --- pages kept across changes that cannot change them (ladder.still_shows) -------------------
+
+
+def move(user, value: float) -> None:
+    """A rating moved as a rated match moves it, committed by another connection."""
+    write_from_another_connection(
+        f"UPDATE {Rating._meta.db_table} SET value = %s WHERE user_id = %s", [value, user.pk]
+    )
+
+
+def test_a_page_is_still_served_after_a_rating_moved_where_it_changes_no_rank_on_it():
+    for i in range(3):
+        rate(f"top{i}", 1900.0 - i)
+    low = rate("low", 1200.0)
+    kept = ladder.kept_ladder_page(generation_now(), GAME, size=3)
+    move(low, 1250.0)  # below every rating of a page of the three best: no rank on it changes
+    generation = generation_now()
+    with CaptureQueriesContext(connection) as captured:
+        served = ladder.kept_ladder_page(generation, GAME, size=3)
+    # Only the changes since were read (the generation is the caller's), not the page.
+    assert len(captured.captured_queries) == 1 and served is kept
+    assert served == ladder.ladder_page(GAME, size=3)
+
+
+def test_a_rating_moving_past_a_rating_of_the_page_reads_the_page_again():
+    _ann, bob, cid = rate("ann", 1600.0), rate("bob", 1500.0), rate("cid", 1400.0)
+    visitor = Client()
+    search = f"{PATH}?q=ann"  # only ann is on the page, cid is not
+    assert rows_of(get(visitor, search)[0]) == ["ann"]
+    move(cid, 1700.0)  # passes ann: her rank on the page is now 2
+    html = get(visitor, search)[0]
+    assert rows_of(html) == ["ann"] and ladder.ladder_page(GAME, search="ann").rows[0].rank == 2
+    assert bob
+
+
+def test_a_rating_moving_to_a_value_on_the_page_reads_it_again_as_ties_share_a_rank():
+    ann, bob = rate("ann", 1600.0), rate("bob", 1400.0)
+    visitor = Client()
+    search = f"{PATH}?q=ann"
+    get(visitor, search)
+    move(bob, 1600.0)  # ties with ann: she keeps rank 1 (ties share the best rank)
+    get(visitor, search)
+    move(bob, 1600.5)  # now above her
+    get(visitor, search)
+    kept = ladder.kept_ladder_page(generation_now(), GAME, search="ann")
+    assert (
+        [row.rank for row in kept.rows]
+        == [2]
+        == [row.rank for row in ladder.ladder_page(GAME, search="ann").rows]
+    )
+    assert ann
+
+
+def test_a_player_on_the_page_whose_rating_moved_is_shown_anew():
+    ann, bob = rate("ann", 1600.0), rate("bob", 1400.0)
+    visitor = Client()
+    get(visitor)
+    write_from_another_connection(
+        f"UPDATE {Rating._meta.db_table} SET matches = matches + 1 WHERE user_id = %s", [bob.pk]
+    )
+    page = ladder.kept_ladder_page(generation_now(), GAME)
+    assert [row.matches for row in page.rows] == [20, 21]
+    assert ann
+
+
+def generation_now() -> ladder.Generation:
+    sql, params = ladder.generation_sql(GAME)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return ladder.generation_from(cursor.fetchall())
+
+
+def changes_since(since: ladder.Generation) -> list[tuple]:
+    sql, params = ladder.changes_since_sql(GAME, since)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def test_changes_that_do_not_add_up_to_the_generation_or_name_no_player_keep_nothing():
+    ann = rate("ann", 1600.0)
+    low = rate("low", 1200.0)
+    since = generation_now()
+    page = ladder.ladder_page(GAME, size=1)  # ann alone
+    move(low, 1210.0)
+    now, changes = generation_now(), changes_since(since)
+    assert ladder.still_shows(page, since, now, changes)
+    # A write that committed late, with a lower id than the generation's highest, adds to the
+    # sum without a row above that id: the sums no longer agree.
+    assert not ladder.still_shows(page, since, (now[0] + 1, now[1]), changes)
+    rate("new", 1100.0)  # an insert says no player: what it changed is not known
+    assert not ladder.still_shows(page, since, generation_now(), changes_since(since))
+    buckets.fold(GAME)  # a fold's row says no player either
+    since = generation_now()
+    move(low, 1220.0)
+    buckets.fold(GAME)
+    assert not ladder.still_shows(page, since, generation_now(), changes_since(since))
+    assert ann
+
+
+def test_pages_kept_across_random_moves_are_the_pages_read_afresh():
+    """Whatever moved, a page served from what was kept is the page a fresh read gives: ranks,
+    rows, totals, for plain pages, searches and friends' pages."""
+    rng = __import__("random").Random(10)
+    users = [rate(f"{'ab'[i % 2]}cook{i:02}", 1400.0 + rng.randrange(0, 60) / 2) for i in range(40)]
+    friend_ids = [u.pk for u in users[::3]]
+    pages = [
+        {"page": 1, "size": 7},
+        {"page": 3, "size": 7},
+        {"page": 1, "size": 5, "search": "bcook"},
+        {"page": 2, "size": 5, "search": "a"},
+        {"page": 1, "size": 5, "only_user_ids": friend_ids},
+    ]
+    for step in range(30):
+        mover = rng.choice(users)
+        move(mover, 1400.0 + rng.randrange(0, 60) / 2)
+        generation = generation_now()
+        for asked in pages:
+            served = ladder.kept_ladder_page(generation, GAME, **asked)
+            fresh = ladder.ladder_page(GAME, **asked)
+            assert served == fresh, (step, asked)
