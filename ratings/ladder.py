@@ -9,7 +9,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -709,45 +709,78 @@ CHANGES_CHECKED = 100
 
 def changes_since_sql(game: str, since: Generation) -> tuple[str, list[Any]]:
     """The query of ``game``'s change rows written after generation ``since`` (those with a
-    higher id), as ``(changes, user_id, value_before, value_after)``, at most one more than
-    ``CHANGES_CHECKED``."""
+    higher id), as ``(changes, user_id, value_before, value_after, name)`` (the moved rating's
+    name now), at most one more than ``CHANGES_CHECKED``."""
     table = connection.ops.quote_name(LadderChange._meta.db_table)
     sql = (
-        f"SELECT changes, user_id, value_before, value_after FROM {table}"
-        " WHERE game = %s AND id > %s ORDER BY id LIMIT %s"
+        f"SELECT c.changes, c.user_id, c.value_before, c.value_after, r.name FROM {table} c"
+        f" LEFT JOIN {_ratings()} r ON r.user_id = c.user_id AND r.game = c.game"
+        " WHERE c.game = %s AND c.id > %s ORDER BY c.id LIMIT %s"
     )
     return sql, [game, since[1] if since[1] is not None else 0, CHANGES_CHECKED + 1]
 
 
-def still_shows(page: LadderPage, since: Generation, now: Generation, changes: list[tuple]) -> bool:
-    """Whether ``page``, right at generation ``since``, is still right at ``now``, given
-    ``changes``: the change rows with an id above ``since``'s (``changes_since_sql``).
+def carried_page(
+    page: LadderPage,
+    since: Generation,
+    now: Generation,
+    changes: list[tuple],
+    *,
+    search: str = "",
+    only: Collection[int] | None = None,
+) -> LadderPage | None:
+    """``page`` (of the players ``search`` and ``only`` keep, or of everyone), right at
+    generation ``since``, as it is at ``now``, from ``changes``: the change rows with an id above
+    ``since``'s (``changes_since_sql``); None when they cannot tell.
 
-    Only when those rows are all the changes since (their sum is the growth of the sum: a
+    They tell only when they are all the changes since (their sum is the growth of the sum: a
     write that committed late, with a lower id, would add to the sum without a row here) and
-    each is a rating that only moved, of a player not on the page, from a value to another with
-    none of the page's ratings between them or equal to either. Such a move leaves the count
-    of ratings above each row of the page as it was (so every rank), the players matched, how
-    many there are, and on which side of the page the moved rating lies (so which rows the page
-    shows): in a page of consecutive rows, a rating between two of them would be on it. A fold
+    each is a rating that only moved, of a player not on the page. A rank is one more than the
+    count of ratings above it: a rating that moved from one value to another past some of the
+    page's adds one to or takes one from their ranks. The rows stay the same when the moved
+    rating stays on the same side of all of them (with none equal to either value), or when
+    the page does not keep its player (another name, not a friend), whatever it passed. A fold
     (its row names no player) or any other write reads the page again."""
-    if len(changes) > CHANGES_CHECKED or sum(n for n, *_rest in changes) != now[0] - since[0]:
-        return False
+    if len(changes) > CHANGES_CHECKED or sum(row[0] for row in changes) != now[0] - since[0]:
+        return None
     on_page = {row.user_id for row in page.rows}
     values = sorted(row.value for row in page.rows)
-    for _n, user_id, before, after in changes:
+    shifts = [0] * len(page.rows)
+    for _n, user_id, before, after, name in changes:
         if user_id is None or user_id in on_page or before is None or after is None:
-            return False
+            return None
         low, high = min(before, after), max(before, after)
         first_not_below = bisect.bisect_left(values, low)
-        if first_not_below < len(values) and values[first_not_below] <= high:
-            return False
-    return True
+        if first_not_below == len(values) or values[first_not_below] > high:
+            continue  # on the same side of every row: nothing on the page moves
+        if _may_keep(user_id, name, search, only):
+            return None  # it may join the page, or leave a place on it
+        for i, row in enumerate(page.rows):
+            shifts[i] += (after > row.value) - (before > row.value)
+    if not any(shifts):
+        return page
+    rows = [
+        replace(row, rank=row.rank + shift) for row, shift in zip(page.rows, shifts, strict=True)
+    ]
+    return replace(page, rows=rows)
+
+
+def _may_keep(user_id: int, name: str | None, search: str, only: Collection[int] | None) -> bool:
+    """Whether a page of ``search`` and ``only`` may keep this player: surely not when they are
+    not among ``only``, or when their name does not contain ``search`` in ASCII, where both
+    databases and Python agree on upper case; maybe otherwise."""
+    if only is not None and user_id not in only:
+        return False
+    if not search:
+        return True
+    if name is None or not (name.isascii() and search.isascii()):
+        return True
+    return search.upper() in name.upper()
 
 
 #: Pages kept per process (a few KB each): the first pages, searches and friends' pages read
 #: most. A page is kept with the generation it was read in; it is served at a later generation
-#: only when the changes since could not have changed it (``still_shows``), so nothing stale is
+#: only as the changes since made it (``carried_page``), so nothing stale is
 #: ever served, in any process, and no shared cache is asked.
 PAGES_KEPT = 512
 
@@ -848,12 +881,15 @@ def kept_page(read: KeptPageRead, generation: Generation, rows: list[tuple] | No
         return read.query.finish(rows) if read.query is not None else read.read_afresh()
     if read.query is not None:
         page = read.query.finish(rows)
-    elif read.kept is not None and (
-        read.kept[0] == generation or still_shows(read.kept[1], read.kept[0], generation, rows)
-    ):
+    elif read.kept is not None and read.kept[0] == generation:
         page = read.kept[1]
     else:
-        page = read.read_afresh()
+        carried = None
+        if read.kept is not None:
+            since, kept = read.kept
+            only = None if read.only is None else set(read.only)
+            carried = carried_page(kept, since, generation, rows, search=read.search, only=only)
+        page = carried if carried is not None else read.read_afresh()
     _kept.put(read.key, generation, page)
     return page
 

@@ -183,7 +183,7 @@ def test_the_viewers_place_and_badge_are_read_on_every_page():
     assert '<span class="badge" aria-label="1 friend request">1</span>' in get(client)[0]
 
 
-# --- pages kept across changes that cannot change them (ladder.still_shows) -------------------
+# --- pages kept across the ratings that moved since (ladder.carried_page) ---------------------
 
 
 def move(user, value: float) -> None:
@@ -207,15 +207,26 @@ def test_a_page_is_still_served_after_a_rating_moved_where_it_changes_no_rank_on
     assert served == ladder.ladder_page(GAME, size=3)
 
 
-def test_a_rating_moving_past_a_rating_of_the_page_reads_the_page_again():
+def test_a_player_the_page_does_not_keep_passing_its_rows_moves_their_ranks_without_a_read():
     _ann, bob, cid = rate("ann", 1600.0), rate("bob", 1500.0), rate("cid", 1400.0)
-    visitor = Client()
-    search = f"{PATH}?q=ann"  # only ann is on the page, cid is not
-    assert rows_of(get(visitor, search)[0]) == ["ann"]
-    move(cid, 1700.0)  # passes ann: her rank on the page is now 2
-    html = get(visitor, search)[0]
-    assert rows_of(html) == ["ann"] and ladder.ladder_page(GAME, search="ann").rows[0].rank == 2
+    kept = ladder.kept_ladder_page(generation_now(), GAME, search="ann")
+    move(cid, 1700.0)  # not an "ann": passes her, and she is second now
+    generation = generation_now()
+    with CaptureQueriesContext(connection) as captured:
+        served = ladder.kept_ladder_page(generation, GAME, search="ann")
+    assert len(captured.captured_queries) == 1  # the changes since, not the page
+    assert [row.rank for row in kept.rows] == [1] and [row.rank for row in served.rows] == [2]
+    assert served == ladder.ladder_page(GAME, search="ann")
     assert bob
+
+
+def test_a_player_the_page_keeps_passing_its_rows_reads_the_page_again():
+    ann, anna = rate("ann", 1600.0), rate("anna", 1400.0)
+    ladder.kept_ladder_page(generation_now(), GAME, search="ann", size=1)
+    move(anna, 1700.0)  # an "ann" too: she takes the first place of the search
+    served = ladder.kept_ladder_page(generation_now(), GAME, search="ann", size=1)
+    assert [(row.username, row.rank) for row in served.rows] == [("anna", 1)]
+    assert ann
 
 
 def test_a_rating_moving_to_a_value_on_the_page_reads_it_again_as_ties_share_a_rank():
@@ -269,17 +280,17 @@ def test_changes_that_do_not_add_up_to_the_generation_or_name_no_player_keep_not
     page = ladder.ladder_page(GAME, size=1)  # ann alone
     move(low, 1210.0)
     now, changes = generation_now(), changes_since(since)
-    assert ladder.still_shows(page, since, now, changes)
+    assert ladder.carried_page(page, since, now, changes) is page
     # A write that committed late, with a lower id than the generation's highest, adds to the
     # sum without a row above that id: the sums no longer agree.
-    assert not ladder.still_shows(page, since, (now[0] + 1, now[1]), changes)
+    assert ladder.carried_page(page, since, (now[0] + 1, now[1]), changes) is None
     rate("new", 1100.0)  # an insert says no player: what it changed is not known
-    assert not ladder.still_shows(page, since, generation_now(), changes_since(since))
+    assert ladder.carried_page(page, since, generation_now(), changes_since(since)) is None
     buckets.fold(GAME)  # a fold's row says no player either
     since = generation_now()
     move(low, 1220.0)
     buckets.fold(GAME)
-    assert not ladder.still_shows(page, since, generation_now(), changes_since(since))
+    assert ladder.carried_page(page, since, generation_now(), changes_since(since)) is None
     assert ann
 
 
