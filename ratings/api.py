@@ -30,12 +30,8 @@ def rankings(request: HttpRequest, user: Any, game: str) -> JsonResponse:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400)
     # The page's query, or the changes since it was kept, go with the generation's.
     coming = ladder.kept_page_read(game, number)
-    reads = [ladder.generation_sql(game)]
-    if coming.statement is not None:
-        reads.append(coming.statement)
-    found = read_together(reads)
-    rows = found[1] if coming.statement is not None else None
-    page = ladder.kept_page(coming, ladder.generation_from(found[0]), rows)
+    found = read_together([ladder.generation_sql(game), *coming.statements])
+    page = ladder.kept_page(coming, ladder.generation_from(found[0]), found[1:])
     if page.number != number:
         raise ApiError(
             _("There are only %(pages)d pages in this ladder.") % {"pages": page.pages}, 404

@@ -708,30 +708,42 @@ CHANGES_CHECKED = 100
 
 
 def changes_since_sql(game: str, since: Generation) -> tuple[str, list[Any]]:
-    """The query of ``game``'s change rows written after generation ``since`` (those with a
-    higher id), as ``(changes, user_id, value_before, value_after, name)`` (the moved rating's
-    name now), at most one more than ``CHANGES_CHECKED``."""
+    """The query of ``game``'s generation and its change rows written after generation
+    ``since`` (those with a higher id), in one statement so that both see the same commits:
+    rows of ``(sum, highest id, changes, user_id, value_before, value_after, name)`` (the moved
+    rating's name now), at least one (the change columns NULL when there is none) and at most
+    one more than ``CHANGES_CHECKED``."""
     table = connection.ops.quote_name(LadderChange._meta.db_table)
-    sql = (
-        f"SELECT c.changes, c.user_id, c.value_before, c.value_after, r.name FROM {table} c"
-        f" LEFT JOIN {_ratings()} r ON r.user_id = c.user_id AND r.game = c.game"
-        " WHERE c.game = %s AND c.id > %s ORDER BY c.id LIMIT %s"
-    )
-    return sql, [game, since[1] if since[1] is not None else 0, CHANGES_CHECKED + 1]
+    sql = f"""
+        WITH generation AS (
+            SELECT COALESCE(SUM(changes), 0) AS total, MAX(id) AS highest FROM {table}
+            WHERE game = %s
+        ), since AS (
+            SELECT id, changes, user_id, value_before, value_after FROM {table}
+            WHERE game = %s AND id > %s ORDER BY id LIMIT %s
+        )
+        SELECT g.total, g.highest, c.changes, c.user_id, c.value_before, c.value_after, r.name
+        FROM generation g LEFT JOIN since c ON 1 = 1
+        LEFT JOIN {_ratings()} r ON r.user_id = c.user_id AND r.game = %s
+        ORDER BY c.id
+    """
+    highest = since[1] if since[1] is not None else 0
+    return sql, [game, game, highest, CHANGES_CHECKED + 1, game]
 
 
 def carried_page(
     page: LadderPage,
     since: Generation,
     now: Generation,
-    changes: list[tuple],
+    found: list[tuple],
     *,
     search: str = "",
     only: Collection[int] | None = None,
 ) -> LadderPage | None:
     """``page`` (of the players ``search`` and ``only`` keep, or of everyone), right at
-    generation ``since``, as it is at ``now``, from ``changes``: the change rows with an id above
-    ``since``'s (``changes_since_sql``); None when they cannot tell.
+    generation ``since``, as it is at ``now``, from ``found``: the rows of
+    ``changes_since_sql`` (the change rows with an id above ``since``'s); None when they cannot
+    tell, or when they were read at another generation than ``now``.
 
     They tell only when they are all the changes since (their sum is the growth of the sum: a
     write that committed late, with a lower id, would add to the sum without a row here) and
@@ -741,6 +753,9 @@ def carried_page(
     rating stays on the same side of all of them (with none equal to either value), or when
     the page does not keep its player (another name, not a friend), whatever it passed. A fold
     (its row names no player) or any other write reads the page again."""
+    if (int(found[0][0]), found[0][1]) != now:
+        return None
+    changes = [row[2:] for row in found if row[2] is not None]
     if len(changes) > CHANGES_CHECKED or sum(row[0] for row in changes) != now[0] - since[0]:
         return None
     on_page = {row.user_id for row in page.rows}
@@ -818,9 +833,9 @@ _kept = _KeptPages(PAGES_KEPT)
 
 @dataclass(frozen=True)
 class KeptPageRead:
-    """A kept page on its way (``kept_page_read``). ``statement`` goes with the generation's
-    query: the page's own query (``query``) when it is not kept, or the changes since the
-    generation it is kept with (``kept``) to check it against."""
+    """A kept page on its way (``kept_page_read``). ``statements`` go with the generation's
+    query: the page's own query (``query``) and the generation again, when it is not kept; or
+    the changes since the generation it is kept with (``kept``), to carry it forward."""
 
     game: str
     page: int
@@ -836,17 +851,35 @@ class KeptPageRead:
         return (database, self.game, self.page, self.search, self.only, self.size)
 
     @property
-    def statement(self) -> tuple[str, list[Any]] | None:
+    def statements(self) -> list[tuple[str, list[Any]]]:
         if self.query is not None:
-            return self.query.statement
+            # The generation read again after the page: the same twice, and no change of the
+            # ladder committed between the two reads, so the page is exactly at it. Not inside
+            # a transaction, where nothing is kept.
+            if connection.in_atomic_block:
+                return [self.query.statement]
+            return [self.query.statement, generation_sql(self.game)]
         if self.kept is not None:
-            return changes_since_sql(self.game, self.kept[0])
-        return None
+            return [changes_since_sql(self.game, self.kept[0])]
+        return []
 
-    def read_afresh(self) -> LadderPage:
-        return ladder_page(
+    def read_afresh(self) -> tuple[LadderPage, Generation | None]:
+        """The page read now, and the generation read just after it (None inside a
+        transaction, where nothing is kept)."""
+        from players.together import read_together
+
+        query = page_query(
             self.game, self.page, search=self.search, only_user_ids=self.only, size=self.size
         )
+        read = replace(self, query=query, kept=None)
+        return _page_and_generation(query, read_together(read.statements))
+
+
+def _page_and_generation(
+    query: PageQuery, found: list[list[tuple]]
+) -> tuple[LadderPage, Generation | None]:
+    """The page of ``KeptPageRead.statements``' rows, and the generation read after it."""
+    return query.finish(found[0]), generation_from(found[1]) if len(found) > 1 else None
 
 
 def kept_page_read(
@@ -857,7 +890,7 @@ def kept_page_read(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> KeptPageRead:
-    """The first step of a kept page (``kept_page`` is the second): its ``statement``, to send
+    """The first step of a kept page (``kept_page`` is the second): its ``statements``, to send
     with the generation's query so that the page costs no round trip more. Inside a transaction
     nothing is kept: the page's query."""
     only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
@@ -869,28 +902,32 @@ def kept_page_read(
     return KeptPageRead(game, page, search, only, size, query)
 
 
-def kept_page(read: KeptPageRead, generation: Generation, rows: list[tuple] | None) -> LadderPage:
+def kept_page(
+    read: KeptPageRead, generation: Generation, found: list[list[tuple]] | None
+) -> LadderPage:
     """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
-    and kept, or kept from an earlier generation when the changes since could not have changed
-    it. ``generation`` was read before or with ``rows``, the rows of ``read.statement`` (None
-    when it was not sent): the page they give is as new as the generation or newer. Inside a
-    transaction nothing is kept nor taken: what it wrote may yet be rolled back."""
-    if read.statement is not None and rows is None:
-        raise ValueError("The page's statement was to be sent with the generation.")
-    if connection.in_atomic_block:
-        return read.query.finish(rows) if read.query is not None else read.read_afresh()
+    and kept, or carried forward from an earlier generation by the changes since. ``generation``
+    was read before ``found``, the rows of ``read.statements`` (None when there are none).
+
+    A page is kept only when it is exactly at ``generation``: the generation read again just
+    after it is the same (a page read a moment later may show a rating that moved since, and
+    carrying it forward would move its ranks twice). Inside a transaction nothing is kept nor
+    taken: what it wrote may yet be rolled back."""
+    if read.statements and found is None:
+        raise ValueError("The page's statements were to be sent with the generation.")
     if read.query is not None:
-        page = read.query.finish(rows)
+        page, after = _page_and_generation(read.query, found)
     elif read.kept is not None and read.kept[0] == generation:
-        page = read.kept[1]
+        return read.kept[1]
     else:
         carried = None
         if read.kept is not None:
             since, kept = read.kept
             only = None if read.only is None else set(read.only)
-            carried = carried_page(kept, since, generation, rows, search=read.search, only=only)
-        page = carried if carried is not None else read.read_afresh()
-    _kept.put(read.key, generation, page)
+            carried = carried_page(kept, since, generation, found[0], search=read.search, only=only)
+        page, after = (carried, generation) if carried is not None else read.read_afresh()
+    if after == generation and not connection.in_atomic_block:
+        _kept.put(read.key, generation, page)
     return page
 
 
@@ -914,10 +951,10 @@ def kept_ladder_page(
     if kept[0] == generation:
         return kept[1]
     read = KeptPageRead(game, page, search, only, size, None, kept)
-    sql, params = read.statement
+    ((sql, params),) = read.statements
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return kept_page(read, generation, cursor.fetchall())
+        return kept_page(read, generation, [cursor.fetchall()])
 
 
 def rating_history(
