@@ -9,13 +9,12 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.utils.html import escape
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
 from games.engines import get_engine
 from games.models import Invitation, Match
-from ratings.charts import date_formatter
+from ratings.charts import date_formatter, escape
 
 from . import friends
 

@@ -16,13 +16,13 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from html import escape as html_escape
 from typing import Any
 
 from django.db import connection
 from django.utils import timezone, translation
 from django.utils.dateformat import DateFormat, re_escaped, re_formatchars
 from django.utils.formats import get_format
-from django.utils.html import escape
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
 
@@ -221,6 +221,13 @@ def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
         )
     parts.append("\n  </g>\n</svg>\n")
     return SafeString("".join(parts))
+
+
+def escape(value: Any) -> str:
+    """What Django's ``escape`` (and autoescape) prints of a value: ``html.escape`` of its
+    text. Without Django's wrapper for lazy text, which cost twice the escaping itself on a
+    chart's few hundred values."""
+    return html_escape(str(value))
 
 
 def _description(chart: Chart) -> str:
