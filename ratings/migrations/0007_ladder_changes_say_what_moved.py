@@ -2,8 +2,8 @@
 before and after (a rated match, an admin's edit of the value). Every other write (a rating
 inserted or deleted, moved to another game, renamed, given to another player) still adds a row,
 without a player: a reader cannot tell what it changed. A page kept under an earlier generation
-may then be served at a later one when no rating that moved since could change it
-(``ladder.still_shows``)."""
+may then be carried forward to a later one by the ratings that moved since
+(``ladder.carried_page``)."""
 
 from django.db import migrations, models
 
