@@ -1,7 +1,8 @@
 """Rankings speed with 100 000 players: every page issue 10 names (the ladder's page 1 and page
 1000, a name search, "a" page 500, friends only, the API's page 1000, the busiest player's
-profile), each read first (just after a rating of the ladder moved, so nothing kept answers it)
-and kept (read again), each request just after one of a trivial view. It prints the wall and CPU
+profile), each read first (just after a rating of the ladder moved, so nothing kept answers it
+as it was: the page is read afresh, or carried forward by the changes since when they tell,
+``ladder.carried_page``) and kept (read again), each request just after one of a trivial view. It prints the wall and CPU
 medians and p95 of each and their ratios to the trivial view's, and its queries; CPU is this
 process's plus the PostgreSQL server's for the request (under load every round trip waits its
 turn, which flattens the ratios of wall times; CPU is what a quiet machine would wait for).

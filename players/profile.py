@@ -66,7 +66,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
     read = profile_reads(target, viewer)
     sections = rating_sections(target, read.standings)
-    add_charts(target, sections, chart_requests(target, sections))
+    add_charts(target, sections, chart_requests(target, sections), read.history)
     context = {
         "profile_user": target,
         "online": presence.is_online(target.pk),
@@ -87,18 +87,35 @@ def profile_context(target: Any, viewer: Any) -> dict[str, Any]:
 
 
 def add_charts(
-    target: Any, sections: list[dict[str, Any]], charts: dict[str, tuple[Hashable, str]]
+    target: Any,
+    sections: list[dict[str, Any]],
+    charts: dict[str, tuple[Hashable, str]],
+    history: list[tuple] | None = None,
 ) -> None:
     """Each section's ``chart``, as this process drew it before (``charts.DRAWN``) or drawn
-    now: a busy profile is read far more often than its player plays a rated match."""
+    now: a busy profile is read far more often than its player plays a rated match. The
+    points are ``history`` (rows of ``ladder.rating_history_sql``) when the profile's reads
+    brought them, else read when a chart must be drawn."""
 
     def load_points() -> dict[str, list]:
-        history = ladder.rating_history(target)
-        return {f"history-{slug}": values for slug, values in history.items()}
+        if history is not None:
+            found = ladder.rating_history_from(history)
+        else:
+            found = ladder.rating_history(target)
+        return {f"history-{slug}": values for slug, values in found.items()}
 
     svgs = render_charts(charts, load_points)
+    DRAWN.set_many({charts_drawn_mark(target): ""})
     for section in sections:
         section["chart"] = svgs.get(section.pop("chart_id")) or None
+
+
+def charts_drawn_mark(target: Any) -> Hashable:
+    """A key ``DRAWN`` holds while this process keeps the player's charts drawn: without it
+    (never drawn here, or forgotten), the profile reads the charts' points with its other
+    reads rather than in a round trip of their own. Only a guess: after a rated match the
+    mark is there, the new charts are not, and their points are read afterwards."""
+    return ("profile-charts-drawn", connection.settings_dict["NAME"], target.pk)
 
 
 def recent_section(target: Any, found: list[tuple]) -> SafeString:
@@ -131,18 +148,26 @@ class ProfileReads:
     trophies: list[dict[str, Any]]
     #: Friend requests waiting for the viewer's answer; None for visitors.
     incoming: int | None
+    #: The rows of ``ladder.rating_history_sql`` when this process had no charts of the player
+    #: drawn (``charts_drawn_mark``), else None.
+    history: list[tuple] | None = None
 
 
 def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     """What the profile reads from the database, in one round trip. Raw SQL where it can be:
     building the ORM's queries cost more than running them."""
+    mark = charts_drawn_mark(target)
+    with_history = not DRAWN.get_many([mark])
     reads: list[Any] = [ladder.standings_sql(target), recent_sql(target)]
+    if with_history:
+        reads.append(ladder.rating_history_sql(target))
     has_trophies = apps.is_installed("arena")
     if has_trophies:
         reads.append(trophies_sql(target))
     if viewer.is_authenticated:
         reads += [link_sql(viewer, target), incoming_count_sql(viewer)]
     found = read_together(reads)
+    history = found.pop(2) if with_history else None
     status = incoming = None
     if viewer.is_authenticated:
         link, counted = found[-2], found[-1]
@@ -158,6 +183,7 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
         recent=found[1],
         trophies=trophies_from(found[2]) if has_trophies else [],
         incoming=incoming,
+        history=history,
     )
 
 

@@ -9,13 +9,12 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.utils.html import escape
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
 from games.engines import get_engine
 from games.models import Invitation, Match
-from ratings.charts import local_date
+from ratings.charts import date_formatter, escape
 
 from . import friends
 
@@ -99,13 +98,14 @@ class RecentWords:
         self.place_of = gettext("%(rank)s of %(players)s")
         self.opponent_place = gettext("place %(rank)s, %(score)s points")
         self.of_match = gettext("of match %(id)s")
+        self.finished = date_formatter("SHORT_DATETIME_FORMAT")
 
 
 def _recent_row_html(row: dict[str, Any], words: RecentWords) -> str:
     """One ``<tr>`` of the recent matches' table; every value printed is escaped, the
     translated sentences around them are not (as ``blocktranslate`` does)."""
     finished = row["finished_at"]
-    finished_text = "" if finished is None else local_date(finished, "SHORT_DATETIME_FORMAT")
+    finished_text = "" if finished is None else words.finished(finished)
     friendly = "" if row["ranked"] else f' <span class="muted">({words.friendly})</span>'
     place = words.place_of % {"rank": escape(row["rank"]), "players": escape(row["players"])}
     opponents = "".join(_opponent_html(opponent, words) for opponent in row["opponents"])

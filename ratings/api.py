@@ -28,14 +28,10 @@ def rankings(request: HttpRequest, user: Any, game: str) -> JsonResponse:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400) from None
     if number < 1:
         raise ApiError(_("'page' must be a page number: 1, 2, …"), 400)
-    # The page's query goes with the generation's when the page is likely not kept.
+    # The page's query, or the changes since it was kept, go with the generation's.
     coming = ladder.kept_page_read(game, number)
-    reads = [ladder.generation_sql(game)]
-    if coming.query is not None:
-        reads.append(coming.query.statement)
-    found = read_together(reads)
-    rows = found[1] if coming.query is not None else None
-    page = ladder.kept_page(coming, ladder.generation_from(found[0]), rows)
+    found = read_together([ladder.generation_sql(game), *coming.statements])
+    page = ladder.kept_page(coming, ladder.generation_from(found[0]), found[1:])
     if page.number != number:
         raise ApiError(
             _("There are only %(pages)d pages in this ladder.") % {"pages": page.pages}, 404

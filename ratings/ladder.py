@@ -4,11 +4,12 @@ or matches there are (the profile and rankings pages count on it)."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -702,31 +703,122 @@ def generations() -> dict[str, Generation]:
         return {game: (int(total), highest) for game, total, highest in cursor.fetchall()}
 
 
+#: More changes than this since a page was kept and it is read again rather than checked.
+CHANGES_CHECKED = 100
+
+
+def changes_since_sql(game: str, since: Generation) -> tuple[str, list[Any]]:
+    """The query of ``game``'s generation and its change rows written after generation
+    ``since`` (those with a higher id), in one statement so that both see the same commits:
+    rows of ``(sum, highest id, changes, user_id, value_before, value_after, name)`` (the moved
+    rating's name now), at least one (the change columns NULL when there is none) and at most
+    one more than ``CHANGES_CHECKED``."""
+    table = connection.ops.quote_name(LadderChange._meta.db_table)
+    sql = f"""
+        WITH generation AS (
+            SELECT COALESCE(SUM(changes), 0) AS total, MAX(id) AS highest FROM {table}
+            WHERE game = %s
+        ), since AS (
+            SELECT id, changes, user_id, value_before, value_after FROM {table}
+            WHERE game = %s AND id > %s ORDER BY id LIMIT %s
+        )
+        SELECT g.total, g.highest, c.changes, c.user_id, c.value_before, c.value_after, r.name
+        FROM generation g LEFT JOIN since c ON 1 = 1
+        LEFT JOIN {_ratings()} r ON r.user_id = c.user_id AND r.game = %s
+        ORDER BY c.id
+    """
+    highest = since[1] if since[1] is not None else 0
+    return sql, [game, game, highest, CHANGES_CHECKED + 1, game]
+
+
+def carried_page(
+    page: LadderPage,
+    since: Generation,
+    now: Generation,
+    found: list[tuple],
+    *,
+    search: str = "",
+    only: Collection[int] | None = None,
+) -> LadderPage | None:
+    """``page`` (of the players ``search`` and ``only`` keep, or of everyone), right at
+    generation ``since``, as it is at ``now``, from ``found``: the rows of
+    ``changes_since_sql`` (the change rows with an id above ``since``'s); None when they cannot
+    tell, or when they were read at another generation than ``now``.
+
+    They tell only when they are all the changes since (their sum is the growth of the sum: a
+    write that committed late, with a lower id, would add to the sum without a row here) and
+    each is a rating that only moved, of a player not on the page. A rank is one more than the
+    count of ratings above it: a rating that moved from one value to another past some of the
+    page's adds one to or takes one from their ranks. The rows stay the same when the moved
+    rating stays on the same side of all of them (with none equal to either value), or when
+    the page does not keep its player (another name, not a friend), whatever it passed. A fold
+    (its row names no player) or any other write reads the page again."""
+    if (int(found[0][0]), found[0][1]) != now:
+        return None
+    changes = [row[2:] for row in found if row[2] is not None]
+    if len(changes) > CHANGES_CHECKED or sum(row[0] for row in changes) != now[0] - since[0]:
+        return None
+    on_page = {row.user_id for row in page.rows}
+    values = sorted(row.value for row in page.rows)
+    shifts = [0] * len(page.rows)
+    for _n, user_id, before, after, name in changes:
+        if user_id is None or user_id in on_page or before is None or after is None:
+            return None
+        low, high = min(before, after), max(before, after)
+        first_not_below = bisect.bisect_left(values, low)
+        if first_not_below == len(values) or values[first_not_below] > high:
+            continue  # on the same side of every row: nothing on the page moves
+        if _may_keep(user_id, name, search, only):
+            return None  # it may join the page, or leave a place on it
+        for i, row in enumerate(page.rows):
+            shifts[i] += (after > row.value) - (before > row.value)
+    if not any(shifts):
+        return page
+    rows = [
+        replace(row, rank=row.rank + shift) for row, shift in zip(page.rows, shifts, strict=True)
+    ]
+    return replace(page, rows=rows)
+
+
+def _may_keep(user_id: int, name: str | None, search: str, only: Collection[int] | None) -> bool:
+    """Whether a page of ``search`` and ``only`` may keep this player: surely not when they are
+    not among ``only``, or when their name does not contain ``search`` in ASCII, where both
+    databases and Python agree on upper case; maybe otherwise."""
+    if only is not None and user_id not in only:
+        return False
+    if not search:
+        return True
+    if name is None or not (name.isascii() and search.isascii()):
+        return True
+    return search.upper() in name.upper()
+
+
 #: Pages kept per process (a few KB each): the first pages, searches and friends' pages read
-#: most. A page is kept under the generation it was read in, so a rating written since is a
-#: new key: nothing kept is ever served after a change, in any process, and no shared cache
-#: is asked.
+#: most. A page is kept with the generation it was read in; it is served at a later generation
+#: only as the changes since made it (``carried_page``), so nothing stale is
+#: ever served, in any process, and no shared cache is asked.
 PAGES_KEPT = 512
 
 
 class _KeptPages:
-    """The pages kept, the least recently read forgotten first; shared by the process's threads."""
+    """The pages kept with their generations, the least recently read forgotten first; shared
+    by the process's threads."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._pages: OrderedDict[tuple, LadderPage] = OrderedDict()
+        self._pages: OrderedDict[tuple, tuple[Generation, LadderPage]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> LadderPage | None:
+    def get(self, key: tuple) -> tuple[Generation, LadderPage] | None:
         with self._lock:
-            page = self._pages.get(key)
-            if page is not None:
+            kept = self._pages.get(key)
+            if kept is not None:
                 self._pages.move_to_end(key)
-            return page
+            return kept
 
-    def put(self, key: tuple, page: LadderPage) -> None:
+    def put(self, key: tuple, generation: Generation, page: LadderPage) -> None:
         with self._lock:
-            self._pages[key] = page
+            self._pages[key] = (generation, page)
             self._pages.move_to_end(key)
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)
@@ -737,15 +829,13 @@ class _KeptPages:
 
 
 _kept = _KeptPages(PAGES_KEPT)
-#: The generation each ladder had when this process last read one of its pages: a page not kept
-#: under it is likely not kept under the next one read either.
-_last_generation: dict[tuple[str, str], Generation] = {}
 
 
 @dataclass(frozen=True)
 class KeptPageRead:
-    """A kept page on its way (``kept_page_read``): ``query`` is the page's query to send with
-    the generation when the page is likely not kept (None when it likely is)."""
+    """A kept page on its way (``kept_page_read``). ``statements`` go with the generation's
+    query: the page's own query (``query``) and the generation again, when it is not kept; or
+    the changes since the generation it is kept with (``kept``), to carry it forward."""
 
     game: str
     page: int
@@ -753,16 +843,43 @@ class KeptPageRead:
     only: tuple[int, ...] | None
     size: int
     query: PageQuery | None
+    kept: tuple[Generation, LadderPage] | None = None
 
     @property
     def key(self) -> tuple:
         database = connection.settings_dict["NAME"]
         return (database, self.game, self.page, self.search, self.only, self.size)
 
-    def read_afresh(self) -> LadderPage:
-        return ladder_page(
+    @property
+    def statements(self) -> list[tuple[str, list[Any]]]:
+        if self.query is not None:
+            # The generation read again after the page: the same twice, and no change of the
+            # ladder committed between the two reads, so the page is exactly at it. Not inside
+            # a transaction, where nothing is kept.
+            if connection.in_atomic_block:
+                return [self.query.statement]
+            return [self.query.statement, generation_sql(self.game)]
+        if self.kept is not None:
+            return [changes_since_sql(self.game, self.kept[0])]
+        return []
+
+    def read_afresh(self) -> tuple[LadderPage, Generation | None]:
+        """The page read now, and the generation read just after it (None inside a
+        transaction, where nothing is kept)."""
+        from players.together import read_together
+
+        query = page_query(
             self.game, self.page, search=self.search, only_user_ids=self.only, size=self.size
         )
+        read = replace(self, query=query, kept=None)
+        return _page_and_generation(query, read_together(read.statements))
+
+
+def _page_and_generation(
+    query: PageQuery, found: list[list[tuple]]
+) -> tuple[LadderPage, Generation | None]:
+    """The page of ``KeptPageRead.statements``' rows, and the generation read after it."""
+    return query.finish(found[0]), generation_from(found[1]) if len(found) > 1 else None
 
 
 def kept_page_read(
@@ -773,36 +890,44 @@ def kept_page_read(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> KeptPageRead:
-    """The first step of a kept page (``kept_page`` is the second): when the page was not kept
-    under the ladder's last generation seen here, its query, to send with the generation so that
-    a page not kept costs no round trip more (always inside a transaction, where nothing is
-    kept)."""
+    """The first step of a kept page (``kept_page`` is the second): its ``statements``, to send
+    with the generation's query so that the page costs no round trip more. Inside a transaction
+    nothing is kept: the page's query."""
     only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
     read = KeptPageRead(game, page, search, only, size, None)
-    last = _last_generation.get((read.key[0], game))
-    kept = last is not None and _kept.get((last, *read.key)) is not None
-    if kept and not connection.in_atomic_block:
-        return read
+    kept = None if connection.in_atomic_block else _kept.get(read.key)
+    if kept is not None:
+        return KeptPageRead(game, page, search, only, size, None, kept)
     query = page_query(game, page, search=search, only_user_ids=only, size=size)
     return KeptPageRead(game, page, search, only, size, query)
 
 
-def kept_page(read: KeptPageRead, generation: Generation, rows: list[tuple] | None) -> LadderPage:
+def kept_page(
+    read: KeptPageRead, generation: Generation, found: list[list[tuple]] | None
+) -> LadderPage:
     """``ladder_page`` without the viewer's standing, read once per ``generation`` of the ladder
-    and kept. ``generation`` was read before or with ``rows``, the rows of ``read.query`` (None
-    when it was not sent): the page they give is as new as the generation or newer. Inside a
-    transaction nothing is kept nor taken: what it wrote may yet be rolled back."""
-    if read.query is not None and rows is None:
-        raise ValueError("The page's query was to be sent with the generation.")
-    if connection.in_atomic_block:
-        return read.query.finish(rows) if read.query is not None else read.read_afresh()
-    _last_generation[(read.key[0], read.game)] = generation
-    key = (generation, *read.key)
+    and kept, or carried forward from an earlier generation by the changes since. ``generation``
+    was read before ``found``, the rows of ``read.statements`` (None when there are none).
+
+    A page is kept only when it is exactly at ``generation``: the generation read again just
+    after it is the same (a page read a moment later may show a rating that moved since, and
+    carrying it forward would move its ranks twice). Inside a transaction nothing is kept nor
+    taken: what it wrote may yet be rolled back."""
+    if read.statements and found is None:
+        raise ValueError("The page's statements were to be sent with the generation.")
     if read.query is not None:
-        page = read.query.finish(rows)
+        page, after = _page_and_generation(read.query, found)
+    elif read.kept is not None and read.kept[0] == generation:
+        return read.kept[1]
     else:
-        page = _kept.get(key) or read.read_afresh()
-    _kept.put(key, page)
+        carried = None
+        if read.kept is not None:
+            since, kept = read.kept
+            only = None if read.only is None else set(read.only)
+            carried = carried_page(kept, since, generation, found[0], search=read.search, only=only)
+        page, after = (carried, generation) if carried is not None else read.read_afresh()
+    if after == generation and not connection.in_atomic_block:
+        _kept.put(read.key, generation, page)
     return page
 
 
@@ -815,17 +940,21 @@ def kept_ladder_page(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> LadderPage:
-    """``kept_page`` for a caller that read the generation already: a page not kept is read
-    in a query of its own."""
-    read = KeptPageRead(
-        game,
-        page,
-        search,
-        None if only_user_ids is None else tuple(sorted(set(only_user_ids))),
-        size,
-        None,
-    )
-    return kept_page(read, generation, None)
+    """``kept_page`` for a caller that read the generation already: a page kept with an
+    earlier generation is checked against the changes since in a query of its own (a cheap
+    one), a page not kept is read in its own."""
+    only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
+    read = KeptPageRead(game, page, search, only, size, None)
+    kept = None if connection.in_atomic_block else _kept.get(read.key)
+    if kept is None:
+        return kept_page(read, generation, None)
+    if kept[0] == generation:
+        return kept[1]
+    read = KeptPageRead(game, page, search, only, size, None, kept)
+    ((sql, params),) = read.statements
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return kept_page(read, generation, [cursor.fetchall()])
 
 
 def rating_history(

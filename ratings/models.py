@@ -81,6 +81,12 @@ class LadderChange(models.Model):
 
     game = models.CharField(max_length=40)
     changes = models.IntegerField()
+    #: When the row is one rating that only moved (same game, player and name): its player and
+    #: its value before and after (migration 0007). None for any other write and for a fold's
+    #: row: a reader cannot tell what those changed.
+    user_id = models.IntegerField(null=True)
+    value_before = models.FloatField(null=True)
+    value_after = models.FloatField(null=True)
 
     class Meta:
         indexes = [

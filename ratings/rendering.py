@@ -13,10 +13,10 @@ from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from django.urls import get_script_prefix
-from django.utils.html import escape
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
+from .charts import escape
 from .ladder import LadderRow, display_rows
 
 #: Renderings kept per process (about 15 KB each): the pages read most, in every language.

@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from games import services
 from games.models import Match
 from players import friends
+from players.together import read_together
 from ratings import buckets, ladder
 from ratings.models import Rating
 
@@ -31,10 +32,9 @@ PATH = f"/rankings/{GAME}/"
 
 @pytest.fixture(autouse=True)
 def nothing_kept_from_earlier_tests():
-    # Which pages the process kept, and under which generation it last read each ladder,
-    # decide whether a page's query goes with the generation's: none from earlier tests.
+    # Which pages the process kept, and with which generations, decide whether a page's query
+    # or the changes since go with the generation's: none from earlier tests.
     ladder._kept.clear()
-    ladder._last_generation.clear()
 
 
 def rate(name: str, value: float, matches: int = 20):
@@ -80,18 +80,25 @@ def test_a_page_is_read_once_until_a_rating_changes_and_the_next_page_shows_the_
     visitor = Client()
     first, read = get(visitor)
     again, kept = get(visitor)
-    # A visitor's page: the generation, and the page's query with it (one round trip on
-    # PostgreSQL, two statements on SQLite); kept, the generation only.
-    together = 1 if connection.vendor == "postgresql" else 2
-    assert (read, kept) == (together, 1)
+    # A visitor's page: the generation, the page's query and the generation again (one round
+    # trip on PostgreSQL, three statements on SQLite); kept, the generation and the changes
+    # since (two statements on SQLite).
+    postgres = connection.vendor == "postgresql"
+    together, checked = (1, 1) if postgres else (3, 2)
+    assert (read, kept) == (together, checked)
     assert without_tokens(again) == without_tokens(first) and rows_of(first) == ["ann", "bob"]
 
     write_from_another_connection(
         f"UPDATE {Rating._meta.db_table} SET value = %s WHERE user_id = %s", [1600.0, bob.pk]
     )
     changed, read = get(visitor)
-    # The page was kept under the generation before: its query went afterwards, on its own.
-    assert read == 2 and rows_of(changed) == ["bob", "ann"] and elos_of(changed) == [1600, 1500]
+    # Bob, on the page, moved: the changes since said so, and the page's query (and the
+    # generation) went afterwards.
+    assert (
+        read == checked + (1 if postgres else 2)
+        and rows_of(changed) == ["bob", "ann"]
+        and elos_of(changed) == [1600, 1500]
+    )
     # A page not kept under the ladder's generation, the last one this process saw, goes with it.
     assert get(visitor, f"{PATH}?q=b")[1] == together
 
@@ -178,3 +185,155 @@ def test_the_viewers_place_and_badge_are_read_on_every_page():
     assert "You are #2" in html and rows_of(html) == ["ann", "me"]
     friends.request_friend(make_user("asker"), me)
     assert '<span class="badge" aria-label="1 friend request">1</span>' in get(client)[0]
+
+
+# --- pages kept across the ratings that moved since (ladder.carried_page) ---------------------
+
+
+def move(user, value: float) -> None:
+    """A rating moved as a rated match moves it, committed by another connection."""
+    write_from_another_connection(
+        f"UPDATE {Rating._meta.db_table} SET value = %s WHERE user_id = %s", [value, user.pk]
+    )
+
+
+def test_a_page_is_still_served_after_a_rating_moved_where_it_changes_no_rank_on_it():
+    for i in range(3):
+        rate(f"top{i}", 1900.0 - i)
+    low = rate("low", 1200.0)
+    kept = ladder.kept_ladder_page(generation_now(), GAME, size=3)
+    move(low, 1250.0)  # below every rating of a page of the three best: no rank on it changes
+    generation = generation_now()
+    with CaptureQueriesContext(connection) as captured:
+        served = ladder.kept_ladder_page(generation, GAME, size=3)
+    # Only the changes since were read (the generation is the caller's), not the page.
+    assert len(captured.captured_queries) == 1 and served is kept
+    assert served == ladder.ladder_page(GAME, size=3)
+
+
+def test_a_player_the_page_does_not_keep_passing_its_rows_moves_their_ranks_without_a_read():
+    _ann, bob, cid = rate("ann", 1600.0), rate("bob", 1500.0), rate("cid", 1400.0)
+    kept = ladder.kept_ladder_page(generation_now(), GAME, search="ann")
+    move(cid, 1700.0)  # not an "ann": passes her, and she is second now
+    generation = generation_now()
+    with CaptureQueriesContext(connection) as captured:
+        served = ladder.kept_ladder_page(generation, GAME, search="ann")
+    assert len(captured.captured_queries) == 1  # the changes since, not the page
+    assert [row.rank for row in kept.rows] == [1] and [row.rank for row in served.rows] == [2]
+    assert served == ladder.ladder_page(GAME, search="ann")
+    assert bob
+
+
+def test_a_player_the_page_keeps_passing_its_rows_reads_the_page_again():
+    ann, anna = rate("ann", 1600.0), rate("anna", 1400.0)
+    ladder.kept_ladder_page(generation_now(), GAME, search="ann", size=1)
+    move(anna, 1700.0)  # an "ann" too: she takes the first place of the search
+    served = ladder.kept_ladder_page(generation_now(), GAME, search="ann", size=1)
+    assert [(row.username, row.rank) for row in served.rows] == [("anna", 1)]
+    assert ann
+
+
+def test_a_rating_moving_to_a_value_on_the_page_reads_it_again_as_ties_share_a_rank():
+    ann, bob = rate("ann", 1600.0), rate("bob", 1400.0)
+    visitor = Client()
+    search = f"{PATH}?q=ann"
+    get(visitor, search)
+    move(bob, 1600.0)  # ties with ann: she keeps rank 1 (ties share the best rank)
+    get(visitor, search)
+    move(bob, 1600.5)  # now above her
+    get(visitor, search)
+    kept = ladder.kept_ladder_page(generation_now(), GAME, search="ann")
+    assert (
+        [row.rank for row in kept.rows]
+        == [2]
+        == [row.rank for row in ladder.ladder_page(GAME, search="ann").rows]
+    )
+    assert ann
+
+
+def test_a_player_on_the_page_whose_rating_moved_is_shown_anew():
+    ann, bob = rate("ann", 1600.0), rate("bob", 1400.0)
+    visitor = Client()
+    get(visitor)
+    write_from_another_connection(
+        f"UPDATE {Rating._meta.db_table} SET matches = matches + 1 WHERE user_id = %s", [bob.pk]
+    )
+    page = ladder.kept_ladder_page(generation_now(), GAME)
+    assert [row.matches for row in page.rows] == [20, 21]
+    assert ann
+
+
+def generation_now() -> ladder.Generation:
+    sql, params = ladder.generation_sql(GAME)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return ladder.generation_from(cursor.fetchall())
+
+
+def changes_since(since: ladder.Generation) -> list[tuple]:
+    sql, params = ladder.changes_since_sql(GAME, since)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def test_changes_that_do_not_add_up_to_the_generation_or_name_no_player_keep_nothing():
+    ann = rate("ann", 1600.0)
+    low = rate("low", 1200.0)
+    since = generation_now()
+    page = ladder.ladder_page(GAME, size=1)  # ann alone
+    move(low, 1210.0)
+    now, found = generation_now(), changes_since(since)
+    assert ladder.carried_page(page, since, now, found) is page
+    # A write that committed late, with a lower id than the generation's highest, adds to the
+    # sum without a row above that id: the sums no longer agree.
+    late = [(total + 1, highest, *rest) for total, highest, *rest in found]
+    assert ladder.carried_page(page, since, (now[0] + 1, now[1]), late) is None
+    # Changes read at another generation than the page's caller's tell nothing.
+    assert ladder.carried_page(page, since, (now[0] + 1, now[1]), found) is None
+    rate("new", 1100.0)  # an insert says no player: what it changed is not known
+    assert ladder.carried_page(page, since, generation_now(), changes_since(since)) is None
+    buckets.fold(GAME)  # a fold's row says no player either
+    since = generation_now()
+    move(low, 1220.0)
+    buckets.fold(GAME)
+    assert ladder.carried_page(page, since, generation_now(), changes_since(since)) is None
+    assert ann
+
+
+def test_pages_kept_across_random_moves_are_the_pages_read_afresh():
+    """Whatever moved, a page served from what was kept is the page a fresh read gives: ranks,
+    rows, totals, for plain pages, searches and friends' pages."""
+    rng = __import__("random").Random(10)
+    users = [rate(f"{'ab'[i % 2]}cook{i:02}", 1400.0 + rng.randrange(0, 60) / 2) for i in range(40)]
+    friend_ids = [u.pk for u in users[::3]]
+    pages = [
+        {"page": 1, "size": 7},
+        {"page": 3, "size": 7},
+        {"page": 1, "size": 5, "search": "bcook"},
+        {"page": 2, "size": 5, "search": "a"},
+        {"page": 1, "size": 5, "only_user_ids": friend_ids},
+    ]
+    for step in range(30):
+        mover = rng.choice(users)
+        move(mover, 1400.0 + rng.randrange(0, 60) / 2)
+        generation = generation_now()
+        for asked in pages:
+            served = ladder.kept_ladder_page(generation, GAME, **asked)
+            fresh = ladder.ladder_page(GAME, **asked)
+            assert served == fresh, (step, asked)
+
+
+def test_a_page_read_while_the_ladder_moved_on_is_not_kept():
+    """A page read a moment after its generation may already show a rating that moved since:
+    carried forward from that generation, its ranks would move twice. It is kept only when the
+    generation read again after it is the same."""
+    rate("ann", 1600.0)
+    generation = generation_now()
+    read = ladder.kept_page_read(GAME)
+    page_rows, _after = read_together(read.statements)
+    moved_on = [[(generation[0] + 1, (generation[1] or 0) + 1)]]
+    ladder.kept_page(read, generation, [page_rows, *moved_on])
+    assert ladder.kept_page_read(GAME).kept is None
+    ladder.kept_page(read, generation, [page_rows, [generation]])
+    assert ladder.kept_page_read(GAME).kept is not None

@@ -286,6 +286,8 @@ def test_the_friend_button_follows_the_friendship():
 
 def test_the_profile_takes_the_same_queries_however_much_was_played():
     ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    # Seen once before: this process drew ann's profile (test_a_profile_never_drawn_here_...).
+    Client().get("/players/ann/")
     ranked_match([ann, bob], seed=5)
     client = logged_in(bob)
     few = (queries(client, "/players/ann/"), queries(Client(), "/players/ann/"))
@@ -508,3 +510,27 @@ def test_reads_sent_together_give_what_each_gives_alone(django_assert_num_querie
         together = read_together(reads)
     assert together == alone
     assert together[0][0][0] == "ann" and together[0][0][1].tzinfo is not None
+
+
+def test_a_profile_never_drawn_here_reads_its_charts_points_with_its_other_reads():
+    from ratings.charts import DRAWN
+
+    ann, bob = make_user("ann"), make_user("bob")
+    ranked_match([ann, bob], seed=5)
+    client = logged_in(bob)
+    drawn_before = client.get("/players/ann/").content.decode()
+    DRAWN.clear()  # as in a process that never drew ann's profile, or forgot it
+    with CaptureQueriesContext(connection) as captured:
+        drawn_afresh = client.get("/players/ann/").content.decode()
+    history = [q for q in captured.captured_queries if "ROW_NUMBER()" in q["sql"]]
+    assert len(history) == 1 and 'class="rating-chart"' in drawn_afresh
+    # The player, the session and the viewer, and one round trip with the history on PostgreSQL.
+    if connection.vendor == "postgresql":
+        assert len(captured.captured_queries) == 1 + 2 + 1
+    assert without_csrf(drawn_afresh) == without_csrf(drawn_before)
+
+
+def without_csrf(html: str) -> str:
+    """The page without its CSRF tokens, which are masked afresh on every response."""
+    html = re.sub(r'value="[A-Za-z0-9]{64}"', 'value="token"', html)
+    return re.sub(r'"X-CSRFToken": "[A-Za-z0-9]{64}"', '"X-CSRFToken": "token"', html)
