@@ -10,7 +10,7 @@ django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
-from pdc_site.request_threads import OneHopHandler, RequestThreads  # noqa: E402
+from pdc_site.request_threads import OneHopHandler, RequestThreads, hand_over_sooner  # noqa: E402
 from pdc_site.static import StaticFiles  # noqa: E402
 
 django_asgi_app = RequestThreads(OneHopHandler())
@@ -39,3 +39,4 @@ application = watching(
 )
 
 collector.settle()
+hand_over_sooner()

@@ -15,18 +15,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import set_script_prefix
+
+from pdc_site import loop_watch
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +46,16 @@ IN_REQUEST_THREAD = "in_request_thread"
 AfterAnswer = Callable[[], Callable[[], Awaitable[None]] | None]
 
 
+def hand_over_sooner() -> None:
+    """Let a thread hold the GIL for at most ``GIL_SWITCH_INTERVAL`` while another waits for it.
+
+    Every time the event loop waits on the network it lets the GIL go, and a request's thread
+    with work to do (a move, the render for its watchers) takes it; the loop then gets it back
+    only after the switch interval, 5 ms by default, and the loop waits on the network many times
+    per move (the request, the answer, the doorbell, three frames)."""
+    sys.setswitchinterval(settings.GIL_SWITCH_INTERVAL)
+
+
 class AfterAnswerJobs:
     """A request's jobs for after its answer, and the follow-ups they leave for the event loop."""
 
@@ -52,6 +66,7 @@ class AfterAnswerJobs:
     def run_jobs(self) -> None:
         """Run the jobs kept so far, in order; one that fails is logged, the others still run."""
         jobs, self.jobs = self.jobs, []
+        loop_watch.mark("jobs")
         for job in jobs:
             try:
                 follow_up = job()
@@ -60,6 +75,7 @@ class AfterAnswerJobs:
                 continue
             if follow_up is not None:
                 self.follow_ups.append(follow_up)
+        loop_watch.mark("rendered")
 
     def run_jobs_and_close_connections(self) -> None:
         """``run_jobs`` after the request gave its database connection back: the jobs' go back
@@ -81,6 +97,7 @@ class AfterAnswerJobs:
                 await follow_up()
             except Exception:
                 logger.exception("a job's follow-up after the answer failed")
+        loop_watch.mark("published")
 
 
 #: The jobs of the running request, kept until its answer is sent (None outside a request).
@@ -109,6 +126,7 @@ class RequestThreads:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        loop_watch.begin_request()
         thread = self.idle.pop() if self.idle else self.new_thread()
         pending = AfterAnswerJobs()
         token = _after_answer.set(pending)
@@ -123,6 +141,7 @@ class RequestThreads:
         finally:
             _after_answer.reset(token)
             self.give_back(thread)
+            loop_watch.mark("ended")
 
     def new_thread(self) -> ThreadPoolExecutor:
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="request")
@@ -218,6 +237,7 @@ class OneHopHandler(SyncTwins, ASGIHandler):
         response = await self.run_get_response(request)
         with contextlib.suppress(asyncio.CancelledError):  # the client hung up meanwhile
             await self.send_response(response, send)
+        loop_watch.mark("sent")
         return response
 
     def started(self, scope: dict) -> None:
@@ -231,8 +251,10 @@ class OneHopHandler(SyncTwins, ASGIHandler):
         the request's thread that closing takes anyway, while the request still holds its
         database connection, instead of one more hop afterwards. Any other answer (not streamed)
         is closed here, before it is sent, which saves the hop to close it."""
+        loop_watch.mark("thread")
         self.started(request.scope)
         response = super().get_response(request)
+        loop_watch.mark("made")
         pending = _after_answer.get()
         if pending is not None and pending.jobs:
             close = response.close
