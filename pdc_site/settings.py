@@ -163,7 +163,7 @@ PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: How long (seconds) a thread may hold the GIL while another waits for it, in a server process
 #: (``request_threads.hand_over_sooner``; Python's default is 0.005): a request's thread
 #: rendering for the watchers must not keep the event loop of every socket waiting.
-GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.005"))
+GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.001"))
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
