@@ -57,11 +57,19 @@ def hand_over_sooner() -> None:
 
 
 class AfterAnswerJobs:
-    """A request's jobs for after its answer, and the follow-ups they leave for the event loop."""
+    """A request's jobs for after its answer, and the follow-ups they leave for the event loop.
 
-    def __init__(self) -> None:
+    A follow-up (a move's ``PUBLISH``) is started on the loop as soon as its job has made it,
+    from the request's thread: the doorbell does not wait for the rest of the answer's closing
+    (the database connection given back) nor for the loop to notice that the closing is done.
+    Follow-ups still run one after the other, in the order of their jobs."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.jobs: list[AfterAnswer] = []
         self.follow_ups: list[Callable[[], Awaitable[None]]] = []
+        self.loop = loop
+        #: The last follow-up started (each one waits for the one before it).
+        self.started: asyncio.Future | None = None
 
     def run_jobs(self) -> None:
         """Run the jobs kept so far, in order; one that fails is logged, the others still run."""
@@ -74,8 +82,31 @@ class AfterAnswerJobs:
                 logger.exception("a job after the answer failed")
                 continue
             if follow_up is not None:
-                self.follow_ups.append(follow_up)
+                self.follow_up_now(follow_up)
         loop_watch.mark("rendered")
+
+    def follow_up_now(self, follow_up: Callable[[], Awaitable[None]]) -> None:
+        """Start ``follow_up`` on the loop at once when called from another thread; else keep it
+        for ``finish``."""
+        if self.loop is None or self.loop.is_closed() or on_loop(self.loop):
+            self.follow_ups.append(follow_up)
+            return
+        self.loop.call_soon_threadsafe(self.start, follow_up)
+
+    def start(self, follow_up: Callable[[], Awaitable[None]]) -> None:
+        """On the loop: ``follow_up`` after the follow-up started before it."""
+        self.started = asyncio.ensure_future(self.after(self.started, follow_up))
+
+    async def after(
+        self, before: asyncio.Future | None, follow_up: Callable[[], Awaitable[None]]
+    ) -> None:
+        if before is not None:
+            await asyncio.wait([before])
+        try:
+            await follow_up()
+        except Exception:
+            logger.exception("a job's follow-up after the answer failed")
+        loop_watch.mark("published")
 
     def run_jobs_and_close_connections(self) -> None:
         """``run_jobs`` after the request gave its database connection back: the jobs' go back
@@ -87,17 +118,29 @@ class AfterAnswerJobs:
 
     async def finish(self, thread: ThreadPoolExecutor) -> None:
         """Jobs not yet run (``OneHopHandler`` runs them as it closes the answer) in ``thread``,
-        then the follow-ups on the event loop."""
+        then the follow-ups on the event loop, once those started from the thread are done."""
         if self.jobs:
             loop = asyncio.get_running_loop()
             await loop.run_in_executor(thread, self.run_jobs_and_close_connections)
         follow_ups, self.follow_ups = self.follow_ups, []
         for follow_up in follow_ups:
-            try:
-                await follow_up()
-            except Exception:
-                logger.exception("a job's follow-up after the answer failed")
-        loop_watch.mark("published")
+            self.start(follow_up)
+        # A follow-up's call_soon_threadsafe from the thread ran before the thread's answer
+        # reached this loop: every follow-up has started by now.
+        if self.started is not None:
+            await self.started
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.jobs or self.follow_ups or self.started)
+
+
+def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the caller runs on ``loop``'s own thread."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 #: The jobs of the running request, kept until its answer is sent (None outside a request).
@@ -128,13 +171,13 @@ class RequestThreads:
             return
         loop_watch.begin_request()
         thread = self.idle.pop() if self.idle else self.new_thread()
-        pending = AfterAnswerJobs()
+        pending = AfterAnswerJobs(asyncio.get_running_loop())
         token = _after_answer.set(pending)
         try:
             # Django's own ThreadSensitiveContext inside sees this one and uses its thread.
             async with ThreadSensitiveContext(executor=thread):
                 await self.app(scope, receive, send)
-            if pending.jobs or pending.follow_ups:
+            if pending.pending:
                 # Shielded: should the server cancel the request now (its client went away), the
                 # jobs (a move's doorbell) still run to their end.
                 await asyncio.shield(pending.finish(thread))
