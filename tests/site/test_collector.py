@@ -1,5 +1,6 @@
-"""The garbage collector and the GIL of a server process (``pdc_site.collector``, ``hand_over_sooner``) and the benchmark's watch
-of a process's stalls (``pdc_site.loop_watch``)."""
+"""The garbage collector and the GIL of a server process (``pdc_site.collector``,
+``request_threads.hand_over_sooner``) and the benchmark's watch of a process's stalls
+(``pdc_site.loop_watch``)."""
 
 from __future__ import annotations
 
