@@ -36,6 +36,12 @@ logger = logging.getLogger(__name__)
 
 #: Threads kept for the next requests once their request has ended.
 KEEP = 32
+#: Threads the site keeps started and idle ahead of the next requests (``pdc_site.asgi``).
+#: Starting a thread waits until the new thread runs; on the event loop, on a loaded machine,
+#: that wait stopped every socket of the process (``bench/live.py --watch``: the loop sampled
+#: in ``Thread.start`` under ``run_in_executor``). Spare threads are started at start-up and,
+#: as they are lent, by a thread of their own, never by the loop.
+SPARE = 4
 #: The attribute by which an async view names its synchronous twin, which ``OneHopHandler``
 #: calls instead, in the request's thread: for a view that may wait (a long poll) but most often
 #: answers at once, which then costs no trip to the event loop and back.
@@ -161,16 +167,20 @@ def after_answer(job: AfterAnswer) -> bool:
 class RequestThreads:
     """An ASGI wrapper: HTTP requests to ``app`` run their synchronous code on lent threads."""
 
-    def __init__(self, app: Callable[..., Any]) -> None:
+    def __init__(self, app: Callable[..., Any], spare: int = 0) -> None:
         self.app = app
-        self.idle: list[ThreadPoolExecutor] = []
+        self.spare = spare
+        self.idle: list[ThreadPoolExecutor] = [self.started_thread() for _ in range(spare)]
+        #: The thread that starts the next spare threads (off the event loop).
+        self.starter = self.started_thread() if spare else None
+        self.starting = False
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         loop_watch.begin_request()
-        thread = self.idle.pop() if self.idle else self.new_thread()
+        thread = self.lend()
         pending = AfterAnswerJobs(asyncio.get_running_loop())
         token = _after_answer.set(pending)
         try:
@@ -188,6 +198,37 @@ class RequestThreads:
 
     def new_thread(self) -> ThreadPoolExecutor:
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="request")
+
+    def started_thread(self) -> ThreadPoolExecutor:
+        """A new thread, started (the caller waits for it to run: never the event loop)."""
+        thread = self.new_thread()
+        thread.submit(int).result()
+        return thread
+
+    def lend(self) -> ThreadPoolExecutor:
+        """An idle thread (a new one, started on first use, when none is); when fewer than
+        ``spare`` are left idle, more are started meanwhile by the starter thread."""
+        thread = self.idle.pop() if self.idle else self.new_thread()
+        wanted = self.spare - len(self.idle)
+        if wanted > 0 and self.starter is not None and not self.starting:
+            self.starting = True
+            loop = asyncio.get_running_loop()
+            self.starter.submit(self.start_spares, loop, wanted)
+        return thread
+
+    def start_spares(self, loop: asyncio.AbstractEventLoop, count: int) -> None:
+        """In the starter thread: ``count`` started threads, handed to the loop's idle ones."""
+        threads = [self.started_thread() for _ in range(count)]
+        try:
+            loop.call_soon_threadsafe(self.add_spares, threads)
+        except RuntimeError:  # the loop has closed
+            for thread in threads:
+                thread.shutdown(wait=False)
+
+    def add_spares(self, threads: list[ThreadPoolExecutor]) -> None:
+        self.starting = False
+        for thread in threads:
+            self.give_back(thread)
 
     def give_back(self, thread: ThreadPoolExecutor) -> None:
         if len(self.idle) < KEEP:

@@ -333,3 +333,45 @@ async def test_a_failed_follow_up_is_logged_and_the_next_still_runs(caplog):
     await request(RequestThreads(ClosingApp([lambda: fails, lambda: sends])))
     assert sent == ["second"]
     assert "follow-up after the answer failed" in caplog.text
+
+
+async def test_requests_up_to_the_spare_threads_start_no_thread_on_the_event_loop(monkeypatch):
+    """Starting a thread waits until it runs: the site keeps spare threads started (at start-up,
+    then by a starter thread of their own), so a request's thread is never started by the loop
+    that every socket of the process shares."""
+    loop_thread = threading.get_ident()
+    started_by: list[int] = []
+    start = threading.Thread.start
+
+    def noted_start(self, *args, **kwargs):
+        started_by.append(threading.get_ident())
+        return start(self, *args, **kwargs)
+
+    app = RequestThreads(DjangoLike(), spare=2)
+    assert len(app.idle) == 2
+    monkeypatch.setattr(threading.Thread, "start", noted_start)
+    spares_added = asyncio.Event()
+    add_spares = app.add_spares
+
+    def noted_add_spares(threads) -> None:
+        add_spares(threads)
+        spares_added.set()
+
+    monkeypatch.setattr(app, "add_spares", noted_add_spares)
+    for _round in range(3):
+        spares_added.clear()
+        django = app.app
+        django.hold, django.inside, django.expected = asyncio.Event(), 0, 2
+        django.all_inside = asyncio.Event()
+        waiting = [asyncio.ensure_future(request(app)) for _ in range(2)]
+        await asyncio.wait_for(django.all_inside.wait(), DEADLOCK_GUARD)
+        django.hold.set()
+        await asyncio.gather(*waiting)
+        # The spares lent are started again meanwhile, by the starter thread.
+        if app.starting:
+            await asyncio.wait_for(spares_added.wait(), DEADLOCK_GUARD)
+    assert loop_thread not in started_by
+    assert started_by  # the starter did start the next spares
+    assert len(app.idle) >= 2
+    for thread in [*app.idle, app.starter]:
+        thread.shutdown()
