@@ -178,7 +178,8 @@ if REDIS_URL:
     }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"
+            # channels-redis's Pub/Sub layer, its PUBLISH sent without its lock (pdc_site/layer.py).
+            "BACKEND": "pdc_site.layer.PubSubChannelLayer"
             if CHANNEL_LAYER == "pubsub"
             else "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [layer_host], "prefix": REDIS_PREFIX},
