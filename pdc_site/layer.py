@@ -4,9 +4,9 @@ channels-redis 4.3 sends a group's message under the same lock per Redis server 
 loop) as its subscriptions, and holds it for the whole round trip: every doorbell of a process
 waited for the doorbells before it to be answered by Redis, one at a time, and for every socket
 that was joining or leaving a group. At 300 tables on a loaded machine a move's doorbell waited
-there up to seconds (``bench/live.py --watch``: the step from the watchers' render to the
-publish, at p50 6 ms with the machine at load 11, 152 ms at load 20, 1–2.7 s for the slowest
-moves). ``PUBLISH`` needs no subscription, so it goes out on a connection of the layer's pool
+there for seconds (``bench/live.py --watch``: from the watchers' render to the publish, 1.4 s at
+p50 with the machine at load 20–23; 2.5 ms, and 50 ms for the slowest 1 %, without the lock at
+load 14–16). ``PUBLISH`` needs no subscription, so it goes out on a connection of the layer's pool
 without the lock; subscriptions keep it.
 """
 
