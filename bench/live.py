@@ -299,6 +299,8 @@ class Tally:
     errors: Counter = field(default_factory=Counter)
     missing: int = 0
     moves: int = 0
+    #: Per move: (table, version, POST sent, answered, last seat's frame) for ``--watch``'s traces.
+    records: list[tuple[int, int, float, float, float]] = field(default_factory=list)
 
     def percentile(self, p: float) -> float | None:
         return quantile(self.latencies, p)
@@ -418,6 +420,7 @@ class SiteTable:
             last = max(f.result() for f in done)
             tally.latencies.append(last - started)
             tally.after_answer.append(last - answered)
+            tally.records.append((self.id, version, started, answered, last))
 
     async def check_final(self, http: aiohttp.ClientSession) -> list[str]:
         """Every seat on the final version; every accepted move in the record once."""
@@ -802,8 +805,73 @@ def report_stalls(log: str, components: dict[str, list[int]], floors: list) -> N
     names.update({pid: f"floor {i + 1}" for i, (_url, pid) in enumerate(floors)})
     for pid, figures in sorted(last.items(), key=lambda item: names.get(item[0], "")):
         print(f"stalls of {names.get(pid, pid)} (whole run): {describe_stalls(figures)}")
+        if figures.get("late_samples"):
+            print(f"  while its loop was late ({figures['late_samples']} samples), its thread at:")
+            for where, count in figures["late_loop"][:8]:
+                print(f"    {count:>6}  {where}")
+            print("  and the other busy threads at:")
+            for where, count in figures["late_others"][:8]:
+                print(f"    {count:>6}  {where}")
     for phase, figures in GENERATOR_STALLS.items():
         print(f"stalls of the load generator during {phase}: {describe_stalls(figures)}")
+
+
+#: A move's steps as ``--watch`` traces them: (name, from mark, to mark); the marks are the
+#: server's (``pdc_site.loop_watch``) and the generator's ("sent", "answered", "seen").
+TRACE_STEPS = (
+    ("POST to the app", "posted", "arrived"),
+    ("wait for its thread", "arrived", "thread"),
+    ("in its thread", "thread", "made"),
+    ("answer sent", "made", "sent"),
+    ("answer to the client", "sent", "answered"),
+    ("sent → render begins", "sent", "jobs"),
+    ("render for watchers", "jobs", "rendered"),
+    ("rendered → published", "rendered", "published"),
+    ("published → last doorbell", "published", "doorbell"),
+    ("last doorbell → last frame sent", "doorbell", "pushed"),
+    ("last frame sent → seen", "pushed", "seen"),
+)
+
+
+def report_traces(log: str, tally: Tally) -> None:
+    """Where a move's time went (``--watch``): each step's p50 over all traced moves, and its
+    p50 and largest over the slowest 1 % of them."""
+    import json
+
+    from pdc_site.loop_watch import TRACE_MARK
+
+    traces = {}
+    for line in log.splitlines():
+        if line.startswith(TRACE_MARK):
+            for trace in json.loads(line[len(TRACE_MARK) :]):
+                traces[(trace["match"], trace["version"])] = trace
+    moves = []
+    for match, version, posted, answered, seen in tally.records:
+        trace = traces.get((match, version))
+        if trace is None or not trace.get("pushes"):
+            continue
+        marks = {**trace, "posted": posted, "answered": answered, "seen": seen}
+        marks["doorbell"] = max(p[0] for p in trace["pushes"])
+        marks["pushed"] = max(p[1] for p in trace["pushes"])
+        marks["total"] = seen - posted
+        moves.append(marks)
+    if not moves:
+        print("move traces: none matched")
+        return
+    moves.sort(key=lambda m: m["total"])
+    tail = moves[-max(1, len(moves) // 100) :]
+    print(
+        f"move traces: {len(moves)} of {len(tally.records)} moves; step: p50 of all | p50, max of "
+        f"the slowest {len(tail)} (from {ms(tail[0]['total'])})"
+    )
+    for name, start, end in TRACE_STEPS:
+        every = [m[end] - m[start] for m in moves if start in m and end in m]
+        slow = [m[end] - m[start] for m in tail if start in m and end in m]
+        if every and slow:
+            print(
+                f"  {name:34}{ms(quantile(every, 50)):>10} |{ms(quantile(slow, 50)):>10}"
+                f"{ms(max(slow)):>10}"
+            )
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -983,6 +1051,9 @@ def main(argv: list[str] | None = None) -> int:
             report(args, phases, site, peak.peak)
             if args.watch:
                 report_stalls(site.log_text(), components, floors)
+                site_phases = [p for p in phases if p.name == "site"]
+                if site_phases:
+                    report_traces(site.log_text(), site_phases[0].tally)
             log = site.log_text()
             print(
                 "site log: "

@@ -32,7 +32,7 @@ from django.utils.translation.trans_real import (
     parse_accept_lang_header,
 )
 
-from pdc_site import gate
+from pdc_site import gate, loop_watch
 
 from . import chat, limits, notify, published, rendering, services
 from .models import Match
@@ -533,6 +533,7 @@ class TableConsumer(RateLimitedConsumer):
         version = event.get("version", 0)
         if version <= self.sent_version or self.hub is None:
             return
+        doorbell = time.monotonic()
         # Rendered by the process that made the change, for this socket's viewer: forwarded.
         # Otherwise (a viewer it did not render for, a ring without parts) a read of our own.
         parts = None
@@ -542,8 +543,10 @@ class TableConsumer(RateLimitedConsumer):
             async with self.pushing:
                 if version > self.sent_version:
                     await self.push(version, parts)
+            loop_watch.socket_pushed(self.match_id, version, doorbell, "published")
             return
         await self.send_table(await self.hub.read(self.match_id, version))
+        loop_watch.socket_pushed(self.match_id, version, doorbell, "read")
 
     async def handle(self, message: dict) -> None:
         # A client that saw a gap in versions (or came back from sleep) asks for the whole table.

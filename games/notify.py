@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from redis.exceptions import RedisError
 
-from pdc_site import request_threads
+from pdc_site import loop_watch, request_threads
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ def after_commit(match, lobby: bool = False) -> None:
     match_id, version = match.pk, match.version
 
     def ring_after_answer() -> None:
+        loop_watch.name_move(match_id, version)
         if not request_threads.after_answer(
             lambda: sender(doorbells(match_id, version, lobby, match))
         ):

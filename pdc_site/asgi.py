@@ -10,10 +10,15 @@ django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
-from pdc_site.request_threads import OneHopHandler, RequestThreads  # noqa: E402
+from pdc_site.request_threads import (  # noqa: E402
+    SPARE,
+    OneHopHandler,
+    RequestThreads,
+    hand_over_sooner,
+)
 from pdc_site.static import StaticFiles  # noqa: E402
 
-django_asgi_app = RequestThreads(OneHopHandler())
+django_asgi_app = RequestThreads(OneHopHandler(), spare=SPARE)
 if settings.SERVE_STATIC:
     django_asgi_app = StaticFiles(django_asgi_app)
 
@@ -39,3 +44,4 @@ application = watching(
 )
 
 collector.settle()
+hand_over_sooner()

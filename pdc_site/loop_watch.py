@@ -6,6 +6,17 @@ A push that waits is a push whose event loop was busy elsewhere: a probe that as
 ``PROBE_SECONDS`` and measures how late it ran sees every stall, whatever caused it; the
 collector's pauses are timed from its own callbacks. Every ``REPORT_SECONDS`` the process writes
 one line to its log (``loop-watch: …``), which the benchmark reads back.
+
+Two more views of where a move's time goes, on only with the watch:
+
+- **Move traces**: a move's ``POST`` marks when it reached the application, when its thread began
+  and ended the answer, when the answer was sent, when the watchers' render began and ended and
+  when the doorbell was published; each table socket marks when the doorbell reached it and when
+  its frame was sent. Times are ``time.monotonic()``, which on Linux is the clock the load
+  generator's ``perf_counter`` reads too, so it lines them up with its own (``move-trace: …``).
+- **What a late loop was doing**: a thread looks every few milliseconds at the probe's last tick;
+  when the loop is late, it counts where the loop's thread stood and what the other busy threads
+  were running (the one holding the GIL is among them).
 """
 
 from __future__ import annotations
@@ -15,7 +26,10 @@ import gc
 import json
 import os
 import sys
+import threading
 import time
+from collections import Counter
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 PROBE_SECONDS = 0.005
@@ -24,6 +38,15 @@ REPORT_SECONDS = 5.0
 LONG_SECONDS = 0.05
 #: How a report's line begins in the log.
 REPORT_MARK = "loop-watch: "
+#: How a line of move traces begins in the log.
+TRACE_MARK = "move-trace: "
+#: The loop counts as late, for the sampler, once its probe is this much overdue.
+LATE_SECONDS = 0.015
+SAMPLE_SECONDS = 0.002
+#: Frames of a thread that show it idle (waiting for work, a lock or the network).
+IDLE_FUNCTIONS = frozenset(
+    {"wait", "get", "_worker", "select", "poll", "sleep", "_wait_for_tstate_lock"}
+)
 
 
 @dataclass
@@ -51,12 +74,31 @@ class Stalls:
         }
 
 
+def where(frame, depth: int = 3) -> str:
+    """The innermost ``depth`` frames of a stack, innermost first, as ``file:line function``."""
+    names = []
+    while frame is not None and len(names) < depth:
+        code = frame.f_code
+        names.append(f"{os.path.basename(code.co_filename)}:{frame.f_lineno} {code.co_name}")
+        frame = frame.f_back
+    return " < ".join(names)
+
+
 class LoopWatch:
     def __init__(self) -> None:
         self.lag = Stalls()
         self.collections = {generation: Stalls() for generation in (0, 1, 2)}
         self.collecting_since = 0.0
         self.started = False
+        self.last_tick = time.perf_counter()
+        self.loop_thread = threading.get_ident()
+        #: Where the loop's thread stood, and what the other busy threads ran, while it was late.
+        self.late_loop: Counter[str] = Counter()
+        self.late_others: Counter[str] = Counter()
+        self.late_samples = 0
+        #: Move traces: (match, version) → marks of its request; and of its sockets' pushes.
+        self.moves: dict[tuple[int, int], dict[str, float]] = {}
+        self.pushes: dict[tuple[int, int], list[tuple[float, float, str]]] = {}
 
     def on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
@@ -70,13 +112,18 @@ class LoopWatch:
             return
         self.started = True
         gc.callbacks.append(self.on_gc)
+        self.loop_thread = threading.get_ident()
+        self.last_tick = time.perf_counter()
         self.tasks = [asyncio.ensure_future(self.probe())]
+        self.sampling = threading.Event()
+        threading.Thread(target=self.sample_while_late, daemon=True, name="loop-watch").start()
         if reporting:
             self.tasks.append(asyncio.ensure_future(self.report_every_few_seconds()))
 
     def stop(self) -> dict[str, object]:
         """Stop watching: the figures so far."""
         gc.callbacks.remove(self.on_gc)
+        self.sampling.set()
         for task in self.tasks:
             task.cancel()
         return self.figures()
@@ -87,8 +134,26 @@ class LoopWatch:
             due = loop.time() + PROBE_SECONDS
             await asyncio.sleep(PROBE_SECONDS)
             late = loop.time() - due
+            self.last_tick = time.perf_counter()
             if late > 0.001:
                 self.lag.add(late)
+
+    def sample_while_late(self) -> None:
+        """In a thread: while the loop is late, count where its thread stands and what the
+        others run."""
+        me = threading.get_ident()
+        while not self.sampling.wait(SAMPLE_SECONDS):
+            if time.perf_counter() - self.last_tick < PROBE_SECONDS + LATE_SECONDS:
+                continue
+            frames = sys._current_frames()
+            self.late_samples += 1
+            loop_frame = frames.get(self.loop_thread)
+            if loop_frame is not None:
+                self.late_loop[where(loop_frame, 8)] += 1
+            for ident, frame in frames.items():
+                if ident in (me, self.loop_thread) or frame.f_code.co_name in IDLE_FUNCTIONS:
+                    continue
+                self.late_others[where(frame, 4)] += 1
 
     async def report_every_few_seconds(self) -> None:
         while True:
@@ -100,13 +165,72 @@ class LoopWatch:
             "pid": os.getpid(),
             "lag": self.lag.summary(),
             **{f"gc{g}": stalls.summary() for g, stalls in self.collections.items()},
+            "late_samples": self.late_samples,
+            "late_loop": self.late_loop.most_common(12),
+            "late_others": self.late_others.most_common(12),
         }
+
+    def finished_moves(self, older_than: float) -> list[dict[str, object]]:
+        """The traces of moves whose request ended before ``older_than``, taken out."""
+        done = []
+        for key, marks in list(self.moves.items()):
+            if marks.get("ended", float("inf")) < older_than:
+                del self.moves[key]
+                done.append(
+                    {
+                        "match": key[0],
+                        "version": key[1],
+                        **marks,
+                        "pushes": self.pushes.pop(key, []),
+                    }
+                )
+        for key in [
+            k for k, p in self.pushes.items() if k not in self.moves and p[0][0] < older_than
+        ]:
+            del self.pushes[key]  # a change made elsewhere (the worker, another process)
+        return done
 
     def report(self) -> None:
         print(REPORT_MARK + json.dumps(self.figures()), file=sys.stderr, flush=True)
+        moves = self.finished_moves(time.monotonic() - 2.0)
+        if moves:
+            print(TRACE_MARK + json.dumps(moves), file=sys.stderr, flush=True)
 
 
 _watch: LoopWatch | None = LoopWatch() if os.environ.get("PDC_LOOP_WATCH") else None
+
+
+#: The marks of the running request (None when not watched).
+_request_marks: ContextVar[dict[str, float] | None] = ContextVar("request_marks", default=None)
+
+
+def begin_request() -> None:
+    """A request reached the application (a no-op unless watched)."""
+    if _watch is not None:
+        _request_marks.set({"arrived": time.monotonic()})
+
+
+def mark(name: str) -> None:
+    """The running request reached step ``name`` (a no-op unless watched or outside one)."""
+    if _watch is not None:
+        marks = _request_marks.get()
+        if marks is not None:
+            marks[name] = time.monotonic()
+
+
+def name_move(match_id: int, version: int) -> None:
+    """The running request made version ``version`` of table ``match_id``: trace it."""
+    if _watch is not None:
+        marks = _request_marks.get()
+        if marks is not None:
+            _watch.moves[(match_id, version)] = marks
+
+
+def socket_pushed(match_id: int, version: int, doorbell: float, how: str) -> None:
+    """A table socket got the doorbell of ``version`` at ``doorbell`` and has now sent its
+    frame (``how``: forwarded from the publisher, or read and rendered here)."""
+    if _watch is not None:
+        _watch.pushes.setdefault((match_id, version), []).append((doorbell, time.monotonic(), how))
 
 
 def start_on_this_loop() -> None:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
@@ -28,10 +30,18 @@ from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import set_script_prefix
 
+from pdc_site import loop_watch
+
 logger = logging.getLogger(__name__)
 
 #: Threads kept for the next requests once their request has ended.
 KEEP = 32
+#: Threads the site keeps started and idle ahead of the next requests (``pdc_site.asgi``).
+#: Starting a thread waits until the new thread runs; on the event loop, on a loaded machine,
+#: that wait stopped every socket of the process (``bench/live.py --watch``: the loop sampled
+#: in ``Thread.start`` under ``run_in_executor``). Spare threads are started at start-up and,
+#: as they are lent, by a thread of their own, never by the loop.
+SPARE = 4
 #: The attribute by which an async view names its synchronous twin, which ``OneHopHandler``
 #: calls instead, in the request's thread: for a view that may wait (a long poll) but most often
 #: answers at once, which then costs no trip to the event loop and back.
@@ -42,16 +52,35 @@ IN_REQUEST_THREAD = "in_request_thread"
 AfterAnswer = Callable[[], Callable[[], Awaitable[None]] | None]
 
 
-class AfterAnswerJobs:
-    """A request's jobs for after its answer, and the follow-ups they leave for the event loop."""
+def hand_over_sooner() -> None:
+    """Let a thread hold the GIL for at most ``GIL_SWITCH_INTERVAL`` while another waits for it.
 
-    def __init__(self) -> None:
+    Every time the event loop waits on the network it lets the GIL go, and a request's thread
+    with work to do (a move, the render for its watchers) takes it; the loop then gets it back
+    only after the switch interval, 5 ms by default, and the loop waits on the network many times
+    per move (the request, the answer, the doorbell, three frames)."""
+    sys.setswitchinterval(settings.GIL_SWITCH_INTERVAL)
+
+
+class AfterAnswerJobs:
+    """A request's jobs for after its answer, and the follow-ups they leave for the event loop.
+
+    A follow-up (a move's ``PUBLISH``) is started on the loop as soon as its job has made it,
+    from the request's thread: the doorbell does not wait for the rest of the answer's closing
+    (the database connection given back) nor for the loop to notice that the closing is done.
+    Follow-ups still run one after the other, in the order of their jobs."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.jobs: list[AfterAnswer] = []
         self.follow_ups: list[Callable[[], Awaitable[None]]] = []
+        self.loop = loop
+        #: The last follow-up started (each one waits for the one before it).
+        self.started: asyncio.Future | None = None
 
     def run_jobs(self) -> None:
         """Run the jobs kept so far, in order; one that fails is logged, the others still run."""
         jobs, self.jobs = self.jobs, []
+        loop_watch.mark("jobs")
         for job in jobs:
             try:
                 follow_up = job()
@@ -59,7 +88,31 @@ class AfterAnswerJobs:
                 logger.exception("a job after the answer failed")
                 continue
             if follow_up is not None:
-                self.follow_ups.append(follow_up)
+                self.follow_up_now(follow_up)
+        loop_watch.mark("rendered")
+
+    def follow_up_now(self, follow_up: Callable[[], Awaitable[None]]) -> None:
+        """Start ``follow_up`` on the loop at once when called from another thread; else keep it
+        for ``finish``."""
+        if self.loop is None or self.loop.is_closed() or on_loop(self.loop):
+            self.follow_ups.append(follow_up)
+            return
+        self.loop.call_soon_threadsafe(self.start, follow_up)
+
+    def start(self, follow_up: Callable[[], Awaitable[None]]) -> None:
+        """On the loop: ``follow_up`` after the follow-up started before it."""
+        self.started = asyncio.ensure_future(self.after(self.started, follow_up))
+
+    async def after(
+        self, before: asyncio.Future | None, follow_up: Callable[[], Awaitable[None]]
+    ) -> None:
+        if before is not None:
+            await asyncio.wait([before])
+        try:
+            await follow_up()
+        except Exception:
+            logger.exception("a job's follow-up after the answer failed")
+        loop_watch.mark("published")
 
     def run_jobs_and_close_connections(self) -> None:
         """``run_jobs`` after the request gave its database connection back: the jobs' go back
@@ -71,16 +124,29 @@ class AfterAnswerJobs:
 
     async def finish(self, thread: ThreadPoolExecutor) -> None:
         """Jobs not yet run (``OneHopHandler`` runs them as it closes the answer) in ``thread``,
-        then the follow-ups on the event loop."""
+        then the follow-ups on the event loop, once those started from the thread are done."""
         if self.jobs:
             loop = asyncio.get_running_loop()
             await loop.run_in_executor(thread, self.run_jobs_and_close_connections)
         follow_ups, self.follow_ups = self.follow_ups, []
         for follow_up in follow_ups:
-            try:
-                await follow_up()
-            except Exception:
-                logger.exception("a job's follow-up after the answer failed")
+            self.start(follow_up)
+        # A follow-up's call_soon_threadsafe from the thread ran before the thread's answer
+        # reached this loop: every follow-up has started by now.
+        if self.started is not None:
+            await self.started
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.jobs or self.follow_ups or self.started)
+
+
+def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the caller runs on ``loop``'s own thread."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 #: The jobs of the running request, kept until its answer is sent (None outside a request).
@@ -101,31 +167,68 @@ def after_answer(job: AfterAnswer) -> bool:
 class RequestThreads:
     """An ASGI wrapper: HTTP requests to ``app`` run their synchronous code on lent threads."""
 
-    def __init__(self, app: Callable[..., Any]) -> None:
+    def __init__(self, app: Callable[..., Any], spare: int = 0) -> None:
         self.app = app
-        self.idle: list[ThreadPoolExecutor] = []
+        self.spare = spare
+        self.idle: list[ThreadPoolExecutor] = [self.started_thread() for _ in range(spare)]
+        #: The thread that starts the next spare threads (off the event loop).
+        self.starter = self.started_thread() if spare else None
+        self.starting = False
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        thread = self.idle.pop() if self.idle else self.new_thread()
-        pending = AfterAnswerJobs()
+        loop_watch.begin_request()
+        thread = self.lend()
+        pending = AfterAnswerJobs(asyncio.get_running_loop())
         token = _after_answer.set(pending)
         try:
             # Django's own ThreadSensitiveContext inside sees this one and uses its thread.
             async with ThreadSensitiveContext(executor=thread):
                 await self.app(scope, receive, send)
-            if pending.jobs or pending.follow_ups:
+            if pending.pending:
                 # Shielded: should the server cancel the request now (its client went away), the
                 # jobs (a move's doorbell) still run to their end.
                 await asyncio.shield(pending.finish(thread))
         finally:
             _after_answer.reset(token)
             self.give_back(thread)
+            loop_watch.mark("ended")
 
     def new_thread(self) -> ThreadPoolExecutor:
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="request")
+
+    def started_thread(self) -> ThreadPoolExecutor:
+        """A new thread, started (the caller waits for it to run: never the event loop)."""
+        thread = self.new_thread()
+        thread.submit(int).result()
+        return thread
+
+    def lend(self) -> ThreadPoolExecutor:
+        """An idle thread (a new one, started on first use, when none is); when fewer than
+        ``spare`` are left idle, more are started meanwhile by the starter thread."""
+        thread = self.idle.pop() if self.idle else self.new_thread()
+        wanted = self.spare - len(self.idle)
+        if wanted > 0 and self.starter is not None and not self.starting:
+            self.starting = True
+            loop = asyncio.get_running_loop()
+            self.starter.submit(self.start_spares, loop, wanted)
+        return thread
+
+    def start_spares(self, loop: asyncio.AbstractEventLoop, count: int) -> None:
+        """In the starter thread: ``count`` started threads, handed to the loop's idle ones."""
+        threads = [self.started_thread() for _ in range(count)]
+        try:
+            loop.call_soon_threadsafe(self.add_spares, threads)
+        except RuntimeError:  # the loop has closed
+            for thread in threads:
+                thread.shutdown(wait=False)
+
+    def add_spares(self, threads: list[ThreadPoolExecutor]) -> None:
+        self.starting = False
+        for thread in threads:
+            self.give_back(thread)
 
     def give_back(self, thread: ThreadPoolExecutor) -> None:
         if len(self.idle) < KEEP:
@@ -218,6 +321,7 @@ class OneHopHandler(SyncTwins, ASGIHandler):
         response = await self.run_get_response(request)
         with contextlib.suppress(asyncio.CancelledError):  # the client hung up meanwhile
             await self.send_response(response, send)
+        loop_watch.mark("sent")
         return response
 
     def started(self, scope: dict) -> None:
@@ -231,8 +335,10 @@ class OneHopHandler(SyncTwins, ASGIHandler):
         the request's thread that closing takes anyway, while the request still holds its
         database connection, instead of one more hop afterwards. Any other answer (not streamed)
         is closed here, before it is sent, which saves the hop to close it."""
+        loop_watch.mark("thread")
         self.started(request.scope)
         response = super().get_response(request)
+        loop_watch.mark("made")
         pending = _after_answer.get()
         if pending is not None and pending.jobs:
             close = response.close

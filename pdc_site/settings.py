@@ -160,6 +160,10 @@ CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
 #: doorbell (games/published.py); "0": every process with a socket on the table reads and
 #: renders each version itself, as before.
 PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
+#: How long (seconds) a thread may hold the GIL while another waits for it, in a server process
+#: (``request_threads.hand_over_sooner``; Python's default is 0.005): a request's thread
+#: rendering for the watchers must not keep the event loop of every socket waiting.
+GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.001"))
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
@@ -174,7 +178,8 @@ if REDIS_URL:
     }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"
+            # channels-redis's Pub/Sub layer, its PUBLISH sent without its lock (pdc_site/layer.py).
+            "BACKEND": "pdc_site.layer.PubSubChannelLayer"
             if CHANNEL_LAYER == "pubsub"
             else "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [layer_host], "prefix": REDIS_PREFIX},

@@ -1,5 +1,6 @@
-"""The garbage collector of a server process (``pdc_site.collector``) and the benchmark's watch
-of a process's stalls (``pdc_site.loop_watch``)."""
+"""The garbage collector and the GIL of a server process (``pdc_site.collector``,
+``request_threads.hand_over_sooner``) and the benchmark's watch of a process's stalls
+(``pdc_site.loop_watch``)."""
 
 from __future__ import annotations
 
@@ -81,3 +82,22 @@ def test_the_watch_times_every_collection_by_its_generation_and_stops_with_its_c
     assert figures["gc2"]["count"] == 1
     assert figures["gc0"]["count"] >= 1
     assert gc.callbacks == callbacks
+
+
+def switch_interval_of_a_server_process(**env: str) -> float:
+    """``sys.getswitchinterval()`` in a fresh process that loaded the site's ASGI application."""
+    clean = {k: v for k, v in os.environ.items() if k != "GIL_SWITCH_INTERVAL"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, pdc_site.asgi; print(sys.getswitchinterval())"],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_server_process_lets_a_thread_keep_the_gil_a_millisecond_while_the_loop_waits():
+    assert switch_interval_of_a_server_process() == pytest.approx(0.001)
+    assert switch_interval_of_a_server_process(GIL_SWITCH_INTERVAL="0.005") == pytest.approx(0.005)

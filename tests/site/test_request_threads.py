@@ -265,3 +265,113 @@ async def test_a_poll_whose_client_hangs_up_is_given_up_and_finished(site_app, r
     await poll.wait(timeout=15)
     assert limits.held("poll", "ip:?") == 0
     assert [name for name, _ in request_signals][-1] == "finished"
+
+
+#: A bound on a wait that only a broken ordering would reach (not a timing assert).
+DEADLOCK_GUARD = 10
+
+
+class ClosingApp:
+    """A request whose answer's closing (as ``OneHopHandler`` closes it) runs its jobs for after
+    the answer, then ``then`` in the same thread."""
+
+    def __init__(self, jobs, then=lambda: None) -> None:
+        self.jobs = jobs
+        self.then = then
+
+    def close(self) -> None:
+        from pdc_site.request_threads import _after_answer, after_answer
+
+        for job in self.jobs:
+            after_answer(job)
+        _after_answer.get().run_jobs()
+        self.then()
+
+    async def __call__(self, scope, receive, send) -> None:
+        async with ThreadSensitiveContext():
+            await sync_to_async(self.close)()
+
+
+async def test_a_doorbell_leaves_while_its_answer_is_still_being_closed():
+    """The follow-up (the PUBLISH) starts on the loop as soon as its job made it: were it kept
+    until the closing is over, the closing would wait for it in vain."""
+    published = threading.Event()
+    waited: list[bool] = []
+
+    async def publish() -> None:
+        published.set()
+
+    app = ClosingApp([lambda: publish], then=lambda: waited.append(published.wait(DEADLOCK_GUARD)))
+    await request(RequestThreads(app))
+    assert waited == [True]
+
+
+async def test_follow_ups_run_one_after_the_other_in_the_order_of_their_jobs():
+    sent: list[int] = []
+
+    def follow_up(number: int, turns: int):
+        async def send() -> None:
+            for _ in range(turns):  # the first is the slower one
+                await asyncio.sleep(0)
+            sent.append(number)
+
+        return lambda: send
+
+    await request(RequestThreads(ClosingApp([follow_up(1, 5), follow_up(2, 0)])))
+    assert sent == [1, 2]
+
+
+async def test_a_failed_follow_up_is_logged_and_the_next_still_runs(caplog):
+    sent: list[str] = []
+
+    async def fails() -> None:
+        raise RuntimeError("Redis away")
+
+    async def sends() -> None:
+        sent.append("second")
+
+    await request(RequestThreads(ClosingApp([lambda: fails, lambda: sends])))
+    assert sent == ["second"]
+    assert "follow-up after the answer failed" in caplog.text
+
+
+async def test_requests_up_to_the_spare_threads_start_no_thread_on_the_event_loop(monkeypatch):
+    """Starting a thread waits until it runs: the site keeps spare threads started (at start-up,
+    then by a starter thread of their own), so a request's thread is never started by the loop
+    that every socket of the process shares."""
+    loop_thread = threading.get_ident()
+    started_by: list[int] = []
+    start = threading.Thread.start
+
+    def noted_start(self, *args, **kwargs):
+        started_by.append(threading.get_ident())
+        return start(self, *args, **kwargs)
+
+    app = RequestThreads(DjangoLike(), spare=2)
+    assert len(app.idle) == 2
+    monkeypatch.setattr(threading.Thread, "start", noted_start)
+    spares_added = asyncio.Event()
+    add_spares = app.add_spares
+
+    def noted_add_spares(threads) -> None:
+        add_spares(threads)
+        spares_added.set()
+
+    monkeypatch.setattr(app, "add_spares", noted_add_spares)
+    for _round in range(3):
+        spares_added.clear()
+        django = app.app
+        django.hold, django.inside, django.expected = asyncio.Event(), 0, 2
+        django.all_inside = asyncio.Event()
+        waiting = [asyncio.ensure_future(request(app)) for _ in range(2)]
+        await asyncio.wait_for(django.all_inside.wait(), DEADLOCK_GUARD)
+        django.hold.set()
+        await asyncio.gather(*waiting)
+        # The spares lent are started again meanwhile, by the starter thread.
+        if app.starting:
+            await asyncio.wait_for(spares_added.wait(), DEADLOCK_GUARD)
+    assert loop_thread not in started_by
+    assert started_by  # the starter did start the next spares
+    assert len(app.idle) >= 2
+    for thread in [*app.idle, app.starter]:
+        thread.shutdown()

@@ -1,0 +1,97 @@
+"""The benchmark's traces of a move (``pdc_site.loop_watch``, on only with ``PDC_LOOP_WATCH``):
+a move's request marks its steps and each table socket its frame, on the clock the load
+generator reads; a late event loop is sampled; and nothing is kept when no one watches."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+import time
+
+import pytest
+
+from pdc_site import loop_watch
+from pdc_site.loop_watch import LoopWatch
+
+
+@pytest.fixture
+def watch(monkeypatch: pytest.MonkeyPatch) -> LoopWatch:
+    watched = LoopWatch()
+    monkeypatch.setattr(loop_watch, "_watch", watched)
+    return watched
+
+
+def a_request(match_id: int, version: int) -> None:
+    """What a move's request marks, in the order it reaches its steps."""
+    loop_watch.begin_request()
+    for step in ("thread", "made", "sent", "jobs"):
+        loop_watch.mark(step)
+    loop_watch.name_move(match_id, version)
+    for step in ("rendered", "published", "ended"):
+        loop_watch.mark(step)
+
+
+def test_a_moves_request_and_its_sockets_frames_make_one_trace_in_order(watch: LoopWatch):
+    async def run() -> None:
+        # A task of its own, as each request is: its marks stay in its context.
+        await asyncio.ensure_future(asyncio.to_thread(a_request, 7, 12))
+
+    asyncio.run(run())
+    loop_watch.socket_pushed(7, 12, time.monotonic(), "published")
+    loop_watch.socket_pushed(7, 12, time.monotonic(), "read")
+    [trace] = watch.finished_moves(older_than=time.monotonic() + 1)
+    steps = ["arrived", "thread", "made", "sent", "jobs", "rendered", "published", "ended"]
+    assert [trace[step] for step in steps] == sorted(trace[step] for step in steps)
+    assert (trace["match"], trace["version"]) == (7, 12)
+    assert [how for _doorbell, _sent, how in trace["pushes"]] == ["published", "read"]
+    assert watch.finished_moves(older_than=time.monotonic() + 1) == []
+
+
+def test_a_move_still_running_is_kept_and_pushes_of_moves_made_elsewhere_are_dropped(
+    watch: LoopWatch,
+):
+    def a_request_still_running() -> None:
+        loop_watch.begin_request()
+        loop_watch.name_move(1, 2)  # not ended yet
+
+    contextvars.Context().run(a_request_still_running)
+    loop_watch.socket_pushed(3, 4, time.monotonic(), "published")  # the worker's move
+    assert watch.finished_moves(older_than=time.monotonic() + 1) == []
+    assert list(watch.moves) == [(1, 2)]
+    assert watch.pushes == {}
+
+
+def test_nothing_is_traced_when_no_one_watches(monkeypatch: pytest.MonkeyPatch):
+    def unwatched() -> dict | None:
+        a_request(1, 2)
+        loop_watch.socket_pushed(1, 2, time.monotonic(), "published")
+        return loop_watch._request_marks.get()
+
+    monkeypatch.setattr(loop_watch, "_watch", None)
+    assert contextvars.Context().run(unwatched) is None
+
+
+def test_a_late_loop_is_sampled_where_its_thread_stands():
+    def block_the_loop(watch: LoopWatch) -> None:
+        # Busy, as a long task on the loop would be, until the sampler saw it (or 5 s passed).
+        until = time.monotonic() + 5
+        while watch.late_samples == 0 and time.monotonic() < until:
+            pass
+
+    async def watched() -> dict:
+        watch = LoopWatch()
+        watch.start(reporting=False)
+        await asyncio.sleep(0)  # the probe's first tick
+        block_the_loop(watch)
+        return watch.stop()
+
+    threads = threading.active_count()
+    figures = asyncio.run(watched())
+    assert figures["late_samples"] >= 1
+    assert any("block_the_loop" in where for where, _count in figures["late_loop"])
+    # The sampler ends with the watch.
+    until = time.monotonic() + 5
+    while threading.active_count() > threads and time.monotonic() < until:
+        pass
+    assert threading.active_count() == threads
