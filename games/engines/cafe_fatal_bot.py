@@ -10,10 +10,9 @@ and the dice it spends. ``strong_placement`` (level 2) keeps the best few of tho
 rest of the round out several times for each (everyone playing ``placement``), keeping the placement
 whose rounds end best for the bot against the others. ``searched_placement`` (level 3) weighs the
 same candidates with ``search.search_move``: many more rounds played out, on the same dice for
-every candidate, the bot's own later placements in each round searched too (``_RoundPlan``: the
-others play ``placement``), each round judged by the bot's standing against the best of the others
-when it ends (hands judged by their ``prospect``, a set on its way counting for part of its bonus),
-with a bonus for a round that wins the game.
+every candidate, each judged by the bot's standing against the best of the others when it ends
+(hands judged by their ``prospect``, a set on its way counting for part of its bonus), with a bonus
+for a round that wins the game.
 
 The rounds played out are most of a bot's thinking, so scoring a placement is kept cheap: the
 points pieces add are looked up sort by sort, and what placements on one table share is worked
@@ -299,8 +298,7 @@ WIN_BONUS = 20.0
 
 def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -> Move:
     """Level 3: ``search.search_move`` over ``placement``'s best placements; each iteration rolls
-    fresh dice (the only thing the seat cannot know) and plays the round out, the bot's own later
-    placements in it chosen by a search of their own (``_RoundPlan``)."""
+    fresh dice (the only thing the seat cannot know) and plays the round out."""
     seat = view["you"]
     candidates = [move for _, move in placement_scores(state, seat)[:SEARCH_CANDIDATES]]
     return search.search_move(
@@ -308,95 +306,30 @@ def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -
         lambda world, move: ENGINE.advance(world, seat, move),
         candidates,
         seat,
-        _RoundPlan().play_out,
+        _round_reward,
         rng,
     )
 
 
-#: How many of ``placement``'s best placements the plan weighs at each of the bot's later turns.
-PLAN_ARMS = 3
-#: UCB1's exploration weight, in points of the round's reward (whose spread is about 10).
-PLAN_EXPLORE = 5.0
+def _round_reward(state: State, seat: int, rng: random.Random) -> float:
+    """Play to the end of the round and judge the bot's standing then against the best of the
+    others (what decides the game, where level 2 weighs every other seat alike). A round that ends
+    the game is judged by its points, plus ``WIN_BONUS`` when the bot is first (minus it when
+    another seat is); otherwise by ``prospect``, which counts a set on its way.
 
-
-class _RoundPlan:
-    """The bot's own later placements in the round, searched across the playouts of one move.
-
-    Level 1 places one die group at a time and cannot plan a combination over several placements
-    (two tables next to each other, a value kept for the table where the cake lies). So in the
-    playouts the bot's own turns are chosen by open-loop UCT: a node is the bot's situation in the
-    round (what it has placed where and how many dice it has left, all of it public), its arms
-    are ``placement``'s best ``PLAN_ARMS`` placements for the dice rolled there, picked by UCB1 on
-    the rewards of the rounds that went through them. The others play ``placement``; the dice are
-    re-rolled in every playout, so the plan is learned over the seat's information set only."""
-
-    def __init__(self) -> None:
-        self.nodes: dict[Any, dict[tuple[int, int], list[float]]] = {}
-
-    def play_out(self, state: State, seat: int, rng: random.Random) -> float:
-        """Play the round to its end and judge it (``_judge_round_end``); the bot's turns on the
-        way learn from the result."""
-        path = []
-        while state["phase"] in ("roll", "place"):
-            [mover] = ENGINE.to_move(state)
-            if mover == CHANCE:
-                move: Any = ENGINE.sample_chance(state, rng)
-            elif mover == seat:
-                key = (tuple(map(tuple, state["values"][seat])), state["remaining"][seat])
-                arms = [(v, t) for _, v, t in _scored_placements(state, seat)[:PLAN_ARMS]]
-                node = self.nodes.setdefault(key, {})
-                arm = _ucb_arm(node, arms)
-                path.append((node, arm))
-                move = {"place": {"value": arm[0], "table": arm[1]}}
-            else:
-                move = placement(state, mover, rng)
-            state = ENGINE.advance(state, mover, move)
-        reward = _judge_round_end(state, seat)
-        for node, arm in path:
-            visits = node.setdefault(arm, [0.0, 0.0])
-            visits[0] += 1
-            visits[1] += reward
-        return reward
-
-
-def _ucb_arm(
-    node: dict[tuple[int, int], list[float]], arms: list[tuple[int, int]]
-) -> tuple[int, int]:
-    """UCB1: an arm not tried yet (the best by ``placement`` first), else the best mean reward
-    plus ``PLAN_EXPLORE`` times the usual bonus for the arms tried least."""
-    if len(arms) == 1:
-        return arms[0]
-    for arm in arms:
-        if arm not in node:
-            return arm
-    log_total = math.log(sum(node[arm][0] for arm in arms))
-    return max(
-        arms,
-        key=lambda arm: (
-            node[arm][1] / node[arm][0] + PLAN_EXPLORE * math.sqrt(log_total / node[arm][0])
-        ),
-    )
-
-
-def _judge_round_end(state: State, seat: int) -> float:
-    """The bot's standing at the round's end against the best of the others (what decides the
-    game, where level 2 weighs every other seat alike). A round that ends the game is judged by
-    its points, plus ``WIN_BONUS`` when the bot is first (minus it when another seat is);
-    otherwise by ``prospect``, which counts a set on its way.
-
-    Measured against two level 2 bots at 200 playouts a move (seeds 0-119, seats rotated), with
-    the bot's later placements played by ``placement`` (before ``_RoundPlan``), where this judge
-    won 56 of 120 (47%): playing one more whole round with ``placement`` before judging won 51
-    (42%) at three times the cost of a playout; playing the game out at random after the round
-    and rewarding the win won 40 (33%); rewarding the chance of coming first (a softmax of the
-    prospects, temperature 8 or 4; 1 for a won game, 0 for a lost one) won 50 (42%) both times;
-    a ``WIN_BONUS`` of 40 won 60 (50%) here but 109 of 240 (45%) over seeds 0-239, where this
-    judge wins 45% too. Tried next (the same games; this judge won 56 of 120 again): adding
-    ``WIN_BONUS`` * (2p - 1) at a round that does not end the game, p the seat's chance to win by
-    a model fitted to level 1 self-play, won 49 (41%); the seat's own later placements weighing
-    food by ``prospect`` in the round played out won 47 (39%); judging against the mean of the
-    best other and the others' mean won 55 (46%); ``PROGRESS`` fitted to level 1 self-play won
-    57, and 108 of 240 (45%); half of ``PROGRESS`` won 52 (43%)."""
+    Measured against two level 2 bots at 200 playouts a move (seeds 0-119, seats rotated), where
+    this reward won 56 of 120 (47%): playing one more whole round with ``placement`` before
+    judging won 51 (42%) at three times the cost of a playout; playing the game out at random
+    after the round and rewarding the win won 40 (33%); rewarding the chance of coming first
+    (a softmax of the prospects, temperature 8 or 4; 1 for a won game, 0 for a lost one) won 50
+    (42%) both times; a ``WIN_BONUS`` of 40 won 60 (50%) here but 109 of 240 (45%) over seeds
+    0-239, where this reward wins 45% too. Tried next (the same games; this reward won 56 of
+    120 again): adding ``WIN_BONUS`` * (2p - 1) at a round that does not end the game, p the
+    seat's chance to win by a model fitted to level 1 self-play, won 49 (41%); the seat's own
+    later placements weighing food by ``prospect`` in the round played out won 47 (39%); judging
+    against the mean of the best other and the others' mean won 55 (46%); ``PROGRESS`` fitted to
+    level 1 self-play won 57, and 108 of 240 (45%); half of ``PROGRESS`` won 52 (43%)."""
+    state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
     if ENGINE.is_over(state):
         scores = state["scores"]
         reward = float(scores[seat] - max(s for other, s in enumerate(scores) if other != seat))

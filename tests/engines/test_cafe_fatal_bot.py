@@ -7,7 +7,7 @@ import random
 
 from games.engines import search
 from games.engines.cafe_fatal import ENGINE, SORTS, pieces_score
-from games.engines.cafe_fatal_bot import _ucb_arm, marginal, prospect
+from games.engines.cafe_fatal_bot import marginal, prospect
 
 from .bots import duel_score, firsts, hero_first_ranks, level_against, level_against_random
 
@@ -65,20 +65,6 @@ def test_level_3_counts_a_set_on_its_way_between_its_points_and_the_whole_set():
         assert worths[4] < points[5] and worths[9] < points[10]
     assert 20 < prospect(hand(cake=4)) < 50
     assert prospect(hand(cake=4)) > prospect(hand(pizza=4, cheese=2))
-
-
-def test_level_3_plans_its_later_placements_trying_each_before_preferring_the_best():
-    # In its playouts level 3 chooses its own later placements of the round by UCB1 over the
-    # rewards of the rounds that went through them: an untried placement first (level 1's best
-    # first), then the best mean unless another has been tried too seldom to tell.
-    arms = [(6, 4), (2, 1), (5, 0)]
-    assert _ucb_arm({}, arms) == (6, 4)
-    assert _ucb_arm({(6, 4): [1, 3.0]}, arms) == (2, 1)
-    tried = {(6, 4): [40, 40 * 3.0], (2, 1): [40, 40 * 8.0], (5, 0): [40, 40 * -2.0]}
-    assert _ucb_arm(tried, arms) == (2, 1)
-    tried[(5, 0)] = [1, 0.0]
-    assert _ucb_arm(tried, arms) == (5, 0)
-    assert _ucb_arm({}, [(3, 3)]) == (3, 3)
 
 
 def test_level_3_beats_two_level_2_bots_at_three_players():
