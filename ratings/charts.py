@@ -246,14 +246,9 @@ def _description(chart: Chart) -> str:
     }
 
 
-def local_date(when: datetime, format_name: str) -> str:
-    """What the template's ``date`` filter prints: in the active time zone, in the active
-    language's format ``format_name``."""
-    return date_formatter(format_name)(when)
-
-
 def date_formatter(format_name: str) -> Callable[[datetime], str]:
-    """``local_date`` for many dates: the active language's format and the active time zone
+    """What the template's ``date`` filter prints of a date, in the active time zone, in the
+    active language's format ``format_name``, for many dates: the format and the time zone
     looked up once, and the format split once per process (Django splits it again for every
     date; a chart's hundred point titles spent most of their drawing there)."""
     pieces = _format_pieces(str(get_format(format_name)))

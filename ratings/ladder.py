@@ -940,21 +940,15 @@ def kept_ladder_page(
     only_user_ids: Collection[int] | None = None,
     size: int = PAGE_SIZE,
 ) -> LadderPage:
-    """``kept_page`` for a caller that read the generation already: a page kept with an
-    earlier generation is checked against the changes since in a query of its own (a cheap
-    one), a page not kept is read in its own."""
-    only = None if only_user_ids is None else tuple(sorted(set(only_user_ids)))
-    read = KeptPageRead(game, page, search, only, size, None)
-    kept = None if connection.in_atomic_block else _kept.get(read.key)
-    if kept is None:
-        return kept_page(read, generation, None)
-    if kept[0] == generation:
-        return kept[1]
-    read = KeptPageRead(game, page, search, only, size, None, kept)
-    ((sql, params),) = read.statements
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return kept_page(read, generation, [cursor.fetchall()])
+    """``kept_page`` for a caller that read the generation already: ``kept_page_read``'s
+    statements (the changes since the page was kept, a cheap query, or the page itself) in a
+    round trip of their own, none when the page is kept at ``generation``."""
+    from players.together import read_together
+
+    read = kept_page_read(game, page, search=search, only_user_ids=only_user_ids, size=size)
+    if read.kept is not None and read.kept[0] == generation:
+        return read.kept[1]
+    return kept_page(read, generation, read_together(read.statements))
 
 
 def rating_history(
