@@ -786,6 +786,9 @@ def describe_stalls(figures: dict) -> str:
             f"{kind} {f['count']}× {f['total_s']:.2f} s max {f['max_ms']:.0f} ms"
             + (f" (≥50 ms: {f['long_ms']})" if f["long_ms"] else "")
         )
+    idle = figures.get("idle_collections")
+    if idle and any(idle):
+        parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")
     return "; ".join(parts)
 
 
@@ -838,13 +841,16 @@ def report_traces(log: str, tally: Tally) -> None:
     p50 and largest over the slowest 1 % of them."""
     import json
 
-    from pdc_site.loop_watch import TRACE_MARK
+    from pdc_site.loop_watch import COLLECTIONS_MARK, TRACE_MARK
 
     traces = {}
+    collections: list[tuple[int, float, float, bool]] = []
     for line in log.splitlines():
         if line.startswith(TRACE_MARK):
             for trace in json.loads(line[len(TRACE_MARK) :]):
                 traces[(trace["match"], trace["version"])] = trace
+        elif line.startswith(COLLECTIONS_MARK):
+            collections += [tuple(c) for c in json.loads(line[len(COLLECTIONS_MARK) :])]
     moves = []
     for match, version, posted, answered, seen in tally.records:
         trace = traces.get((match, version))
@@ -872,6 +878,30 @@ def report_traces(log: str, tally: Tally) -> None:
                 f"  {name:34}{ms(quantile(every, 50)):>10} |{ms(quantile(slow, 50)):>10}"
                 f"{ms(max(slow)):>10}"
             )
+    report_collections_in(tail, collections)
+
+
+def report_collections_in(tail: list[dict], collections: list) -> None:
+    """How many of the slowest moves a collection of the site's processes (≥ 5 ms) stopped
+    between their POST and their last frame seen, and for how long, by generation and by who ran
+    it (automatic, or the idle collector)."""
+    stopped = []
+    by_kind: Counter[str] = Counter()
+    for move in tail:
+        overlap = 0.0
+        for generation, start, end, idle in collections:
+            inside = min(end, move["seen"]) - max(start, move["posted"])
+            if inside > 0:
+                overlap += inside
+                by_kind[f"gc{generation}{' idle' if idle else ''}"] += 1
+        if overlap > 0:
+            stopped.append(overlap)
+    kinds = ", ".join(f"{kind} {count}×" for kind, count in sorted(by_kind.items())) or "none"
+    print(
+        f"  collections in the slowest {len(tail)}: {len(stopped)} moves stopped "
+        f"(p50 {ms(quantile(stopped, 50))} of their time; {kinds}); "
+        f"timed collections ≥ 5 ms in the run: {len(collections)}"
+    )
 
 
 # --- the run ------------------------------------------------------------------------------------

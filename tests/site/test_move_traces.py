@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import threading
 import time
 
@@ -95,3 +96,43 @@ def test_a_late_loop_is_sampled_where_its_thread_stands():
     while threading.active_count() > threads and time.monotonic() < until:
         pass
     assert threading.active_count() == threads
+
+
+def test_longer_collections_are_timed_on_the_traces_clock_and_told_apart_by_who_ran_them(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(loop_watch, "TIMED_COLLECTION_SECONDS", 0.0)
+
+    async def watched() -> tuple[LoopWatch, float, float]:
+        watch = LoopWatch()
+        watch.start(reporting=False)
+        before = time.monotonic()
+        gc.collect(0)
+        monkeypatch.setattr(loop_watch, "idle_collecting", True)
+        gc.collect(1)
+        monkeypatch.setattr(loop_watch, "idle_collecting", False)
+        after = time.monotonic()
+        watch.stop()
+        return watch, before, after
+
+    watch, before, after = asyncio.run(watched())
+    ours = [c for c in watch.timed if before <= c[1] <= c[2] <= after]
+    assert [(generation, idle) for generation, _start, _end, idle in ours] == [
+        (0, False),
+        (1, True),
+    ]
+    assert watch.idle_collections == [0, 1, 0]
+
+
+def test_the_benchmark_counts_the_slowest_moves_a_collection_stopped(
+    capsys: pytest.CaptureFixture[str],
+):
+    from bench.live import report_collections_in
+
+    tail = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    collections = [(1, 10.1, 10.2, False), (0, 10.25, 10.4, True), (0, 30.0, 30.1, False)]
+    report_collections_in(tail, collections)
+    out = capsys.readouterr().out
+    assert "1 moves stopped (p50 150 ms" in out
+    assert "gc0 idle 1×, gc1 1×" in out
+    assert "timed collections ≥ 5 ms in the run: 3" in out
