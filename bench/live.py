@@ -786,6 +786,12 @@ def describe_stalls(figures: dict) -> str:
             f"{kind} {f['count']}× {f['total_s']:.2f} s max {f['max_ms']:.0f} ms"
             + (f" (≥50 ms: {f['long_ms']})" if f["long_ms"] else "")
         )
+    pool = figures.get("pool")
+    if pool:
+        parts.append(
+            f"database pool: {pool['requests_num']} connections lent, {pool['requests_queued']} "
+            f"waited ({pool['requests_wait_ms']} ms in all), at most {pool['pool_max']}"
+        )
     idle = figures.get("idle_collections")
     if idle and any(idle):
         parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")

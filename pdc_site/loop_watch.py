@@ -184,6 +184,7 @@ class LoopWatch:
 
     def figures(self) -> dict[str, object]:
         return {
+            "pool": pool_figures(),
             "pid": os.getpid(),
             "lag": self.lag.summary(),
             **{f"gc{g}": stalls.summary() for g, stalls in self.collections.items()},
@@ -221,6 +222,19 @@ class LoopWatch:
         timed, self.timed = self.timed, []
         if timed:
             print(COLLECTIONS_MARK + json.dumps(timed), file=sys.stderr, flush=True)
+
+
+def pool_figures() -> dict[str, int] | None:
+    """The database pool's counts so far (psycopg_pool's ``get_stats``: requests, how many and
+    how long they waited for a connection), None without a pool."""
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    pool = DatabaseWrapper._connection_pools.get("default")
+    if pool is None:
+        return None
+    stats = pool.get_stats()
+    names = ("requests_num", "requests_queued", "requests_wait_ms", "requests_errors")
+    return {name: stats.get(name, 0) for name in (*names, "pool_size", "pool_max")}
 
 
 _watch: LoopWatch | None = LoopWatch() if os.environ.get("PDC_LOOP_WATCH") else None

@@ -136,3 +136,25 @@ def test_the_benchmark_counts_the_slowest_moves_a_collection_stopped(
     assert "1 moves stopped (p50 150 ms" in out
     assert "gc0 idle 1×, gc1 1×" in out
     assert "timed collections ≥ 5 ms in the run: 3" in out
+
+
+def test_the_watch_reports_how_long_requests_waited_for_a_database_connection(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    class Pool:
+        def get_stats(self) -> dict[str, int]:
+            return {"requests_num": 9, "requests_queued": 2, "requests_wait_ms": 40, "pool_max": 8}
+
+    monkeypatch.setattr(DatabaseWrapper, "_connection_pools", {})
+    assert loop_watch.pool_figures() is None
+    monkeypatch.setattr(DatabaseWrapper, "_connection_pools", {"default": Pool()})
+    assert loop_watch.pool_figures() == {
+        "requests_num": 9,
+        "requests_queued": 2,
+        "requests_wait_ms": 40,
+        "requests_errors": 0,
+        "pool_size": 0,
+        "pool_max": 8,
+    }
