@@ -790,7 +790,8 @@ def describe_stalls(figures: dict) -> str:
     if pool:
         parts.append(
             f"database pool: {pool['requests_num']} connections lent, {pool['requests_queued']} "
-            f"waited ({pool['requests_wait_ms']} ms in all), at most {pool['pool_max']}"
+            f"waited ({pool['requests_wait_ms']} ms in all), {pool.get('connections_num', '?')} "
+            f"opened, {pool['pool_size']} open at the end, at most {pool['pool_max']}"
         )
     idle = figures.get("idle_collections")
     if idle and any(idle):
@@ -885,6 +886,28 @@ def report_traces(log: str, tally: Tally) -> None:
                 f"{ms(max(slow)):>10}"
             )
     report_collections_in(tail, collections)
+    report_collections_during(moves, collections)
+
+
+def report_collections_during(moves: list[dict], collections: list) -> None:
+    """The collections (≥ 5 ms) between the first move's POST and the last move's frame, by
+    generation and by who ran them: the ones that could stop a move."""
+    first, last = min(m["posted"] for m in moves), max(m["seen"] for m in moves)
+    during: dict[str, list[float]] = {}
+    for generation, start, end, idle in collections:
+        if first <= start <= last:
+            kind = f"gc{generation}{' idle' if idle else ''}"
+            during.setdefault(kind, []).append(end - start)
+    print(
+        "  collections ≥ 5 ms while moves were played: "
+        + (
+            ", ".join(
+                f"{kind} {len(times)}× {ms(sum(times))} (max {ms(max(times))})"
+                for kind, times in sorted(during.items())
+            )
+            or "none"
+        )
+    )
 
 
 def report_collections_in(tail: list[dict], collections: list) -> None:

@@ -234,7 +234,8 @@ def pool_figures() -> dict[str, int] | None:
         return None
     stats = pool.get_stats()
     names = ("requests_num", "requests_queued", "requests_wait_ms", "requests_errors")
-    return {name: stats.get(name, 0) for name in (*names, "pool_size", "pool_max")}
+    sizes = ("connections_num", "pool_size", "pool_max")
+    return {name: stats.get(name, 0) for name in (*names, *sizes)}
 
 
 _watch: LoopWatch | None = LoopWatch() if os.environ.get("PDC_LOOP_WATCH") else None

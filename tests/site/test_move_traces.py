@@ -138,6 +138,24 @@ def test_the_benchmark_counts_the_slowest_moves_a_collection_stopped(
     assert "timed collections ≥ 5 ms in the run: 3" in out
 
 
+def test_the_benchmark_counts_the_collections_made_while_moves_were_played(
+    capsys: pytest.CaptureFixture[str],
+):
+    from bench.live import report_collections_during
+
+    moves = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    # One before the first move (the sockets opening), two during, one after.
+    collections = [
+        (0, 5.0, 5.2, False),
+        (0, 12.0, 12.01, True),
+        (1, 15.0, 15.5, True),
+        (0, 25.0, 25.2, False),
+    ]
+    report_collections_during(moves, collections)
+    out = capsys.readouterr().out
+    assert "gc0 idle 1× 10.0 ms (max 10.0 ms), gc1 idle 1× 500 ms (max 500 ms)" in out
+
+
 def test_the_watch_reports_how_long_requests_waited_for_a_database_connection(
     monkeypatch: pytest.MonkeyPatch,
 ):
@@ -155,6 +173,7 @@ def test_the_watch_reports_how_long_requests_waited_for_a_database_connection(
         "requests_queued": 2,
         "requests_wait_ms": 40,
         "requests_errors": 0,
+        "connections_num": 0,
         "pool_size": 0,
         "pool_max": 8,
     }
