@@ -848,12 +848,15 @@ def report_traces(log: str, tally: Tally) -> None:
     p50 and largest over the slowest 1 % of them."""
     import json
 
-    from pdc_site.loop_watch import COLLECTIONS_MARK, TRACE_MARK
+    from pdc_site.loop_watch import COLLECTIONS_MARK, REPORT_MARK, TRACE_MARK
 
     traces = {}
     collections: list[tuple[int, float, float, bool]] = []
+    reports: list[dict] = []
     for line in log.splitlines():
-        if line.startswith(TRACE_MARK):
+        if line.startswith(REPORT_MARK):
+            reports.append(json.loads(line[len(REPORT_MARK) :]))
+        elif line.startswith(TRACE_MARK):
             for trace in json.loads(line[len(TRACE_MARK) :]):
                 traces[(trace["match"], trace["version"])] = trace
         elif line.startswith(COLLECTIONS_MARK):
@@ -887,6 +890,27 @@ def report_traces(log: str, tally: Tally) -> None:
             )
     report_collections_in(tail, collections)
     report_collections_during(moves, collections)
+    report_pool_during(moves, reports)
+
+
+def report_pool_during(moves: list[dict], reports: list[dict]) -> None:
+    """The database pool's waits of each server process while moves were played: its counts at
+    the end less those of its last report before the first move (reports come every 5 s)."""
+    first = min(m["posted"] for m in moves)
+    by_pid: dict[int, list[dict]] = {}
+    for figures in reports:
+        if figures.get("pool") and "at" in figures:
+            by_pid.setdefault(figures["pid"], []).append(figures)
+    for pid, seen in sorted(by_pid.items()):
+        before = [f for f in seen if f["at"] < first]
+        start = before[-1]["pool"] if before else dict.fromkeys(seen[-1]["pool"], 0)
+        end = seen[-1]["pool"]
+        print(
+            f"  database pool of {pid} while moves were played: "
+            f"{end['requests_num'] - start['requests_num']} connections lent, "
+            f"{end['requests_queued'] - start['requests_queued']} waited "
+            f"({end['requests_wait_ms'] - start['requests_wait_ms']} ms in all)"
+        )
 
 
 def report_collections_during(moves: list[dict], collections: list) -> None:

@@ -184,6 +184,7 @@ class LoopWatch:
 
     def figures(self) -> dict[str, object]:
         return {
+            "at": time.monotonic(),
             "pool": pool_figures(),
             "pid": os.getpid(),
             "lag": self.lag.summary(),

@@ -177,3 +177,23 @@ def test_the_watch_reports_how_long_requests_waited_for_a_database_connection(
         "pool_size": 0,
         "pool_max": 8,
     }
+
+
+def test_the_benchmark_counts_the_pools_waits_while_moves_were_played(
+    capsys: pytest.CaptureFixture[str],
+):
+    from bench.live import report_pool_during
+
+    def report(at: float, lent: int, waited: int, wait_ms: int) -> dict:
+        pool = {"requests_num": lent, "requests_queued": waited, "requests_wait_ms": wait_ms}
+        return {"pid": 7, "at": at, "pool": pool}
+
+    moves = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    # The sockets opening (before the first move) waited too: not counted.
+    reports = [
+        report(4.0, 900, 40, 2000),
+        report(9.0, 1000, 50, 2500),
+        report(21.0, 1200, 53, 2600),
+    ]
+    report_pool_during(moves, reports)
+    assert "200 connections lent, 3 waited (100 ms in all)" in capsys.readouterr().out
