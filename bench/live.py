@@ -796,6 +796,12 @@ def describe_stalls(figures: dict) -> str:
     idle = figures.get("idle_collections")
     if idle and any(idle):
         parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")
+    looks = figures.get("idle_looks")
+    if looks:
+        parts.append(
+            "the idle collector's looks: "
+            + ", ".join(f"{state} {count}×" for state, count in looks.items())
+        )
     return "; ".join(parts)
 
 

@@ -95,6 +95,8 @@ class IdleCollector:
         self.handle: asyncio.TimerHandle | None = None
         #: Collections run here, by generation (the benchmark's watch reports them).
         self.runs = [0, 0, 0]
+        #: Looks so far: when idle, with a request in flight, with the loop behind.
+        self.looks = {"idle": 0, "busy": 0, "behind": 0}
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.started:
@@ -113,9 +115,13 @@ class IdleCollector:
         self.handle = self.loop.call_at(self.due, self.look)
 
     def look(self) -> None:
-        idle = self.loop.time() - self.due <= IDLE_LATE_SECONDS and not self.busy()
+        if self.loop.time() - self.due > IDLE_LATE_SECONDS:
+            state = "behind"
+        else:
+            state = "busy" if self.busy() else "idle"
+        self.looks[state] += 1
         try:
-            if idle:
+            if state == "idle":
                 self.collect_if_due()
         finally:
             self.next_look()

@@ -190,6 +190,7 @@ class LoopWatch:
             "lag": self.lag.summary(),
             **{f"gc{g}": stalls.summary() for g, stalls in self.collections.items()},
             "idle_collections": self.idle_collections,
+            "idle_looks": idle_looks(),
             "late_samples": self.late_samples,
             "late_loop": self.late_loop.most_common(12),
             "late_others": self.late_others.most_common(12),
@@ -223,6 +224,13 @@ class LoopWatch:
         timed, self.timed = self.timed, []
         if timed:
             print(COLLECTIONS_MARK + json.dumps(timed), file=sys.stderr, flush=True)
+
+
+def idle_looks() -> dict[str, int] | None:
+    """How the idle collector found the process at its looks so far (None without it)."""
+    from pdc_site import collector
+
+    return dict(collector.idle_collector.looks) if collector.idle_collector else None
 
 
 def pool_figures() -> dict[str, int] | None:

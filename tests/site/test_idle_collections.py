@@ -84,6 +84,7 @@ def test_a_collection_due_waits_while_the_loop_is_behind(no_automatic_collection
     behind = IdleCollector(lambda: False, (1, NEVER, NEVER))
     assert looks(behind, late=collector.IDLE_LATE_SECONDS * 10) == [0, 0, 0]
     assert looks(behind, late=0.0) == [1, 0, 0]
+    assert behind.looks == {"idle": 1, "busy": 0, "behind": 1}
     del kept
 
 
