@@ -22,8 +22,8 @@ Two settings make them rare and short:
 - **Collected while the loop is idle** (``IdleCollector``, ``GC_WHEN_IDLE``). A collection
   stops every thread of the process; started by an allocation, it comes in the middle of a move
   (the request's thread, the render, the frames) and that move waits for all of it: at 300
-  tables young collections of 10–60 ms and middle ones of 70–220 ms were the slowest moves'
-  largest steps. The collector's own schedule (``GC_IDLE_THRESHOLD``) is run from the event
+  tables, on a machine at a load of 4–6, every one of the slowest 1 % of the moves had been
+  stopped by a young collection, for 87 ms at the median (``bench/live.py --watch``). The collector's own schedule (``GC_IDLE_THRESHOLD``) is run from the event
   loop instead, at a moment when no HTTP request is in flight and the loop is not behind; then
   also no request's half-built objects are alive, so fewer of them are promoted to the older
   generations. The automatic collection stays, at ``GC_THRESHOLD``, as the backstop of a
