@@ -113,7 +113,7 @@ def messages_html(request: HttpRequest) -> str:
     if not messages:
         return ""
     items = "".join(
-        f'<li class="message {escape(message.tags)}">{conditional_escape(message)}</li>'
+        f'<li class="message {escape(message.tags)}">{conditional_escape(str(message))}</li>'
         for message in messages
     )
     return f'\n    <ul class="messages" role="status">\n      {items}\n    </ul>\n    '
