@@ -159,7 +159,9 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     building the ORM's queries cost more than running them."""
     mark = charts_drawn_mark(target)
     with_history = not DRAWN.get_many([mark])
-    reads: list[Any] = [ladder.standings_sql(target), recent_sql(target)]
+    # The standings carried across the ratings that moved since this process read them.
+    standings = ladder.standings_read(target)
+    reads: list[Any] = [standings.statement, recent_sql(target)]
     if with_history:
         reads.append(ladder.rating_history_sql(target))
     has_trophies = apps.is_installed("arena")
@@ -180,7 +182,8 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
         incoming = counted[0][0]
     return ProfileReads(
         status=status,
-        standings=ladder.standings_from(found[0]),
+        standings=ladder.standings_read_from(standings, found[0])
+        or ladder.standings_afresh(target),
         recent=found[1],
         trophies=trophies_from(found[2]) if has_trophies else [],
         incoming=incoming,

@@ -1004,3 +1004,180 @@ def recent_matches(user: Any, limit: int = RECENT_MATCHES) -> list[Match]:
         .prefetch_related(Prefetch("seats", queryset=seats.order_by("index")))
         .order_by("-finished_at", "-pk")[:limit]
     )
+
+
+# --- a player's standings kept under the ladders' generations ---------------------------------
+#: Players' standings kept per process (a few hundred bytes each): the profiles read most.
+STANDINGS_KEPT = 512
+
+#: A player's standings as kept: per game, the generation they were read (or carried) at.
+KeptStandings = dict[str, tuple[Generation, Standing]]
+
+
+class _KeptStandings:
+    """The standings kept per player, the least recently read forgotten first; shared by the
+    process's threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple, KeptStandings] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> KeptStandings | None:
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None:
+                self._kept.move_to_end(key)
+            return kept
+
+    def put(self, key: tuple, standings: KeptStandings) -> None:
+        with self._lock:
+            self._kept[key] = standings
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+
+_kept_standings = _KeptStandings(STANDINGS_KEPT)
+
+
+@dataclass(frozen=True)
+class StandingsRead:
+    """A player's standings on their way (``standings_read``): ``statement`` goes with the
+    page's other reads, ``standings_read_from`` reads its rows."""
+
+    user_id: int
+    kept: KeptStandings
+
+    @property
+    def key(self) -> tuple:
+        return (connection.settings_dict["NAME"], self.user_id)
+
+    @property
+    def statement(self) -> tuple[str, list[Any]]:
+        return kept_standings_sql(self.user_id, self.kept)
+
+
+def standings_read(user: Any) -> StandingsRead:
+    """The first step of ``standings`` for a page that sends its reads together: what this
+    process keeps of the player's standings (nothing inside a transaction, whose writes may
+    yet be rolled back)."""
+    kept = None if connection.in_atomic_block else _kept_standings.get(_standings_key(user.pk))
+    return StandingsRead(user.pk, kept or {})
+
+
+def _standings_key(user_id: int) -> tuple:
+    return (connection.settings_dict["NAME"], user_id)
+
+
+def kept_standings_sql(user_id: int, kept: KeptStandings) -> tuple[str, list[Any]]:
+    """One statement, so that it sees one state of the ladders: per game the player is rated
+    in, ``(game, value, matches, wins, generation's sum, its highest id, then either the
+    buckets above and the players above in the rating's bucket (a game not kept), or the
+    count, sum, unknown count and rank shift of the change rows written since the generation
+    it is kept at (a game kept))``.
+
+    A kept game's rank is the kept one, moved by the ratings that moved past it since: a rank
+    is one more than the ratings above, so each other player's rating that moved from ``b`` to
+    ``a`` shifts it by ``(a > v) - (b > v)``. The changes tell only when they are all there
+    (their sum is the generation's growth: a write that committed late, with a lower id, adds
+    to the sum without a row here) and each names another player's rating that only moved;
+    a fold, a new or deleted rating, a rename or the player's own change is unknown, and the
+    game is read afresh (``standings_read_from``)."""
+    floor = _floor_sql("r.value")
+    changes = connection.ops.quote_name(LadderChange._meta.db_table)
+    params: list[Any] = []
+    since, carried = "", "NULL, NULL, NULL, NULL"
+    joined = ""
+    if kept:
+        rows = ", ".join(
+            ["(CAST(%s AS VARCHAR(40)), CAST(%s AS BIGINT), CAST(%s AS DOUBLE PRECISION))"]
+            * len(kept)
+        )
+        since = f"since(game, highest, value) AS (VALUES {rows}),"
+        for game, (generation, standing) in sorted(kept.items()):
+            params += [game, generation[1] if generation[1] is not None else 0, standing.value]
+        unknown = (
+            "c.user_id IS NULL OR c.value_before IS NULL OR c.value_after IS NULL OR c.user_id = %s"
+        )
+        params.append(user_id)
+        joined = f"""
+            LEFT JOIN since s ON s.game = r.game
+            LEFT JOIN (
+                SELECT c.game, COUNT(*) AS n, SUM(c.changes) AS added,
+                    SUM(CASE WHEN {unknown} THEN 1 ELSE 0 END) AS unknown,
+                    SUM(CASE WHEN c.value_after > s.value THEN 1 ELSE 0 END)
+                    - SUM(CASE WHEN c.value_before > s.value THEN 1 ELSE 0 END) AS shift
+                FROM {changes} c JOIN since s ON c.game = s.game AND c.id > s.highest
+                GROUP BY c.game
+            ) moved ON moved.game = r.game
+        """
+        carried = (
+            "CASE WHEN s.game IS NULL THEN NULL ELSE COALESCE(moved.n, 0) END,"
+            " moved.added, moved.unknown, moved.shift"
+        )
+    fresh = "s.game IS NULL" if kept else "1 = 1"
+    sql = f"""
+        WITH {since} mine AS (
+            SELECT game, value, matches, wins FROM {_ratings()} WHERE user_id = %s
+        ), generation AS (
+            SELECT game, COALESCE(SUM(changes), 0) AS total, MAX(id) AS highest FROM {changes}
+            WHERE game IN (SELECT game FROM mine) GROUP BY game
+        )
+        SELECT r.game, r.value, r.matches, r.wins, g.total, g.highest,
+            CASE WHEN {fresh} THEN (
+                SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
+                WHERE b.game = r.game AND b.bucket > CAST({floor} AS INTEGER)
+            ) END,
+            CASE WHEN {fresh} THEN (
+                SELECT COUNT(*) FROM {_ratings()} o
+                WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1
+            ) END,
+            {carried}
+        FROM mine r LEFT JOIN generation g ON g.game = r.game {joined}
+        ORDER BY r.game
+    """
+    if kept:
+        # In the order the text names them: since's rows, the player's ratings, the unknown.
+        values, player = params[:-1], params[-1]
+        return sql, [*values, user_id, player]
+    return sql, [user_id]
+
+
+def standings_read_from(read: StandingsRead, rows: list[tuple]) -> dict[str, Standing] | None:
+    """The standings of ``read.statement``'s rows, kept for the next read; None when a kept
+    game's changes cannot tell its rank (read them afresh: ``standings_afresh``)."""
+    standings: dict[str, Standing] = {}
+    keep: KeptStandings = {}
+    for game, value, matches, wins, total, highest, above, in_bucket, *moved in rows:
+        generation = (int(total or 0), highest)
+        n, added, unknown, shift = moved
+        if n is None:
+            rank = int(above) + int(in_bucket) + 1
+        else:
+            since, standing = read.kept[game]
+            grew = int(added or 0)
+            carried = n <= CHANGES_CHECKED and grew == generation[0] - since[0] and not unknown
+            if not carried or value != standing.value:
+                return None
+            rank = standing.rank + int(shift or 0)
+        standings[game] = Standing(game, value, matches, wins, rank)
+        keep[game] = (generation, standings[game])
+    if not connection.in_atomic_block:
+        _kept_standings.put(read.key, keep)
+    return standings
+
+
+def standings_afresh(user: Any) -> dict[str, Standing]:
+    """The player's standings read afresh (and kept), in a round trip of their own."""
+    read = StandingsRead(user.pk, {})
+    sql, params = read.statement
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = standings_read_from(read, cursor.fetchall())
+    assert found is not None  # nothing kept: nothing to carry
+    return found
