@@ -29,14 +29,16 @@ def page_html(
     head: str = "",
     content: str,
     incoming: int | None = None,
+    token: str | None = None,
 ) -> str:
     """The whole page: ``title`` (text, escaped here), ``head`` and ``content`` (markup, as
     the blocks of the same names print them) in the site's shell. ``incoming``: the header's
     count of friend requests, when the page read it with its own reads; else read here, as the
-    badge's context processor would."""
+    badge's context processor would. ``token``: the request's CSRF token, when the content
+    printed one already (the template engine masks it once a page too)."""
     language = get_language()
     words = shell_words(language, get_script_prefix())
-    token = escape(get_token(request))
+    token = escape(token or get_token(request))
     user = request.user
     if user.is_authenticated:
         if incoming is None:

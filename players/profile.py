@@ -161,7 +161,7 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     with_history = not DRAWN.get_many([mark])
     # The standings carried across the ratings that moved since this process read them.
     standings = ladder.standings_read(target)
-    reads: list[Any] = [standings.statement, recent_sql(target)]
+    reads: list[Any] = [*standings.statements, recent_sql(target)]
     if with_history:
         reads.append(ladder.rating_history_sql(target))
     has_trophies = apps.is_installed("arena")
@@ -170,7 +170,8 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
     if viewer.is_authenticated:
         reads += [link_sql(viewer, target), incoming_count_sql(viewer)]
     found = read_together(reads)
-    history = found.pop(2) if with_history else None
+    standings_found = [found.pop(0) for _statement in standings.statements]
+    history = found.pop(1) if with_history else None
     status = incoming = None
     if viewer.is_authenticated:
         link, counted = found[-2], found[-1]
@@ -182,10 +183,10 @@ def profile_reads(target: Any, viewer: Any) -> ProfileReads:
         incoming = counted[0][0]
     return ProfileReads(
         status=status,
-        standings=ladder.standings_read_from(standings, found[0])
+        standings=ladder.standings_read_from(standings, standings_found)
         or ladder.standings_afresh(target),
-        recent=found[1],
-        trophies=trophies_from(found[2]) if has_trophies else [],
+        recent=found[0],
+        trophies=trophies_from(found[1]) if has_trophies else [],
         incoming=incoming,
         history=history,
     )

@@ -21,12 +21,14 @@ def profile_page_html(request: HttpRequest, context: dict[str, Any]) -> str:
     """The whole page of ``profile.profile_context``'s ``context``."""
     target = context["profile_user"]
     css = escape(static_css())
+    token = get_token(request)
     return page_html(
         request,
         title=target.username,
         head=f'<link rel="stylesheet" href="{css}">',
-        content=content_html(request, context),
+        content=content_html(request, context, token),
         incoming=context.get("incoming_friend_requests"),
+        token=token,
     )
 
 
@@ -36,13 +38,13 @@ def static_css() -> str:
     return static("css/ratings.css")
 
 
-def content_html(request: HttpRequest, context: dict[str, Any]) -> str:
+def content_html(request: HttpRequest, context: dict[str, Any], token: str) -> str:
     """The template's ``content`` block."""
     target = context["profile_user"]
     name = escape(target.username)
     return (
         f'\n<article class="profile" data-player="{name}">\n'
-        f"{header_html(request, context, name)}"
+        f"{header_html(request, context, name, token)}"
         f"{ratings_html(context['ratings'], name)}"
         f"\n  {context['recent']}\n\n"
         f"{trophies_html(context['trophies'])}"
@@ -50,7 +52,7 @@ def content_html(request: HttpRequest, context: dict[str, Any]) -> str:
     )
 
 
-def header_html(request: HttpRequest, context: dict[str, Any], name: str) -> str:
+def header_html(request: HttpRequest, context: dict[str, Any], name: str, token: str) -> str:
     target = context["profile_user"]
     online = ""
     if context["online"]:
@@ -66,10 +68,9 @@ def header_html(request: HttpRequest, context: dict[str, Any], name: str) -> str
         note = f'<p class="muted" data-testid="friend-note">{escape(context["friend_note"])}</p>'
     actions = ""
     if context["friend_actions"]:
-        token = escape(get_token(request))
         path = escape(request.path)
         forms = "".join(
-            _friend_form_html(action, target.username, token, path)
+            _friend_form_html(action, target.username, escape(token), path)
             for action in context["friend_actions"]
         )
         actions = f'\n    <div class="friend-actions">\n      {forms}\n    </div>\n    '

@@ -1047,19 +1047,28 @@ _kept_standings = _KeptStandings(STANDINGS_KEPT)
 
 @dataclass(frozen=True)
 class StandingsRead:
-    """A player's standings on their way (``standings_read``): ``statement`` goes with the
-    page's other reads, ``standings_read_from`` reads its rows."""
+    """A player's standings on their way (``standings_read``): ``statements`` go with the
+    page's other reads, ``standings_read_from`` reads their rows."""
 
     user_id: int
     kept: KeptStandings
 
     @property
     def key(self) -> tuple:
-        return (connection.settings_dict["NAME"], self.user_id)
+        return _standings_key(self.user_id)
 
     @property
-    def statement(self) -> tuple[str, list[Any]]:
-        return kept_standings_sql(self.user_id, self.kept)
+    def statements(self) -> list[tuple[str, list[Any]]]:
+        """Nothing kept: the standings with their generations, in one statement. Kept: the
+        player's ratings, then their ladders' generations and the changes since the kept
+        ones; two small statements that PostgreSQL plans at a fraction of the cost of the
+        first (whose planning, not its running, was most of its time). Read in this order, a
+        move of the player's own rating between them shows among the changes (and the
+        standings are read afresh); another player's, in the second: the ranks are those of
+        the second's state of the ladder."""
+        if not self.kept:
+            return [fresh_standings_sql(self.user_id)]
+        return [player_ratings_sql(self.user_id), changes_since_kept_sql(self.kept)]
 
 
 def standings_read(user: Any) -> StandingsRead:
@@ -1074,110 +1083,122 @@ def _standings_key(user_id: int) -> tuple:
     return (connection.settings_dict["NAME"], user_id)
 
 
-def kept_standings_sql(user_id: int, kept: KeptStandings) -> tuple[str, list[Any]]:
-    """One statement, so that it sees one state of the ladders: per game the player is rated
-    in, ``(game, value, matches, wins, generation's sum, its highest id, then either the
-    buckets above and the players above in the rating's bucket (a game not kept), or the
-    count, sum, unknown count and rank shift of the change rows written since the generation
-    it is kept at (a game kept))``.
+def _changes_table() -> str:
+    return connection.ops.quote_name(LadderChange._meta.db_table)
 
-    A kept game's rank is the kept one, moved by the ratings that moved past it since: a rank
-    is one more than the ratings above, so each other player's rating that moved from ``b`` to
-    ``a`` shifts it by ``(a > v) - (b > v)``. The changes tell only when they are all there
-    (their sum is the generation's growth: a write that committed late, with a lower id, adds
-    to the sum without a row here) and each names another player's rating that only moved;
-    a fold, a new or deleted rating, a rename or the player's own change is unknown, and the
-    game is read afresh (``standings_read_from``)."""
+
+def fresh_standings_sql(user_id: int) -> tuple[str, list[Any]]:
+    """``standings_sql`` with each game's generation, in one statement so that both see one
+    state of the ladder: rows of ``(game, value, matches, wins, the players in the buckets
+    above, those above in the rating's bucket, the generation's sum, its highest id)``."""
     floor = _floor_sql("r.value")
-    changes = connection.ops.quote_name(LadderChange._meta.db_table)
-    params: list[Any] = []
-    since, carried = "", "NULL, NULL, NULL, NULL"
-    joined = ""
-    if kept:
-        rows = ", ".join(
-            ["(CAST(%s AS VARCHAR(40)), CAST(%s AS BIGINT), CAST(%s AS DOUBLE PRECISION))"]
-            * len(kept)
-        )
-        since = f"since(game, highest, value) AS (VALUES {rows}),"
-        for game, (generation, standing) in sorted(kept.items()):
-            params += [game, generation[1] if generation[1] is not None else 0, standing.value]
-        unknown = (
-            "c.user_id IS NULL OR c.value_before IS NULL OR c.value_after IS NULL OR c.user_id = %s"
-        )
-        params.append(user_id)
-        joined = f"""
-            LEFT JOIN since s ON s.game = r.game
-            LEFT JOIN (
-                SELECT c.game, COUNT(*) AS n, SUM(c.changes) AS added,
-                    SUM(CASE WHEN {unknown} THEN 1 ELSE 0 END) AS unknown,
-                    SUM(CASE WHEN c.value_after > s.value THEN 1 ELSE 0 END)
-                    - SUM(CASE WHEN c.value_before > s.value THEN 1 ELSE 0 END) AS shift
-                FROM {changes} c JOIN since s ON c.game = s.game AND c.id > s.highest
-                GROUP BY c.game
-            ) moved ON moved.game = r.game
-        """
-        carried = (
-            "CASE WHEN s.game IS NULL THEN NULL ELSE COALESCE(moved.n, 0) END,"
-            " moved.added, moved.unknown, moved.shift"
-        )
-    fresh = "s.game IS NULL" if kept else "1 = 1"
     sql = f"""
-        WITH {since} mine AS (
-            SELECT game, value, matches, wins FROM {_ratings()} WHERE user_id = %s
-        ), generation AS (
-            SELECT game, COALESCE(SUM(changes), 0) AS total, MAX(id) AS highest FROM {changes}
-            WHERE game IN (SELECT game FROM mine) GROUP BY game
-        )
-        SELECT r.game, r.value, r.matches, r.wins, g.total, g.highest,
-            CASE WHEN {fresh} THEN (
-                SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
-                WHERE b.game = r.game AND b.bucket > CAST({floor} AS INTEGER)
-            ) END,
-            CASE WHEN {fresh} THEN (
-                SELECT COUNT(*) FROM {_ratings()} o
-                WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1
-            ) END,
-            {carried}
-        FROM mine r LEFT JOIN generation g ON g.game = r.game {joined}
-        ORDER BY r.game
+        SELECT r.game, r.value, r.matches, r.wins,
+            (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
+             WHERE b.game = r.game AND b.bucket > CAST({floor} AS INTEGER)),
+            (SELECT COUNT(*) FROM {_ratings()} o
+             WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1),
+            (SELECT COALESCE(SUM(c.changes), 0) FROM {_changes_table()} c WHERE c.game = r.game),
+            (SELECT MAX(c.id) FROM {_changes_table()} c WHERE c.game = r.game)
+        FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
     """
-    if kept:
-        # In the order the text names them: since's rows, the player's ratings, the unknown.
-        values, player = params[:-1], params[-1]
-        return sql, [*values, user_id, player]
     return sql, [user_id]
 
 
-def standings_read_from(read: StandingsRead, rows: list[tuple]) -> dict[str, Standing] | None:
-    """The standings of ``read.statement``'s rows, kept for the next read; None when a kept
-    game's changes cannot tell its rank (read them afresh: ``standings_afresh``)."""
-    standings: dict[str, Standing] = {}
-    keep: KeptStandings = {}
-    for game, value, matches, wins, total, highest, above, in_bucket, *moved in rows:
-        generation = (int(total or 0), highest)
-        n, added, unknown, shift = moved
-        if n is None:
-            rank = int(above) + int(in_bucket) + 1
-        else:
-            since, standing = read.kept[game]
-            grew = int(added or 0)
-            carried = n <= CHANGES_CHECKED and grew == generation[0] - since[0] and not unknown
-            if not carried or value != standing.value:
+def player_ratings_sql(user_id: int) -> tuple[str, list[Any]]:
+    """The player's ratings: ``(game, value, matches, wins)``."""
+    sql = f"SELECT game, value, matches, wins FROM {_ratings()} WHERE user_id = %s"
+    return sql, [user_id]
+
+
+def changes_since_kept_sql(kept: KeptStandings) -> tuple[str, list[Any]]:
+    """In one statement (one state of the ladders): each kept game's generation, as rows of
+    ``(0, game, sum, highest id, NULL, NULL, NULL)``; then the change rows written after the
+    oldest of the kept generations, as ``(1, game, changes, id, user_id, value_before,
+    value_after)``, in order, at most one more than ``CHANGES_CHECKED`` per game."""
+    games = sorted(kept)
+    marks = ", ".join(["%s"] * len(games))
+    since = min(generation[1] or 0 for generation, _standing in kept.values())
+    table = _changes_table()
+    sql = f"""
+        SELECT 0, game, COALESCE(SUM(changes), 0), MAX(id), NULL, NULL, NULL
+        FROM {table} WHERE game IN ({marks}) GROUP BY game
+        UNION ALL
+        SELECT * FROM (
+            SELECT 1, game, changes, id, user_id, value_before, value_after FROM {table}
+            WHERE game IN ({marks}) AND id > %s ORDER BY id LIMIT %s
+        ) since
+    """
+    return sql, [*games, *games, since, (CHANGES_CHECKED + 1) * len(games)]
+
+
+def standings_read_from(
+    read: StandingsRead, found: list[list[tuple]]
+) -> dict[str, Standing] | None:
+    """The standings of the rows of ``read.statements``, kept for the next read; None when
+    the changes since what was kept cannot tell a rank (read afresh: ``standings_afresh``)."""
+    if not read.kept:
+        rows = found[0]
+        standings = {
+            game: Standing(game, value, matches, wins, int(above) + int(in_bucket) + 1)
+            for game, value, matches, wins, above, in_bucket, _total, _highest in rows
+        }
+        generations = {row[0]: (int(row[6]), row[7]) for row in rows}
+    else:
+        ratings, changes = found
+        generations = {row[1]: (int(row[2]), row[3]) for row in changes if row[0] == 0}
+        moved = [row[1:] for row in changes if row[0] == 1]
+        standings = {}
+        for game, value, matches, wins in ratings:
+            kept = read.kept.get(game)
+            rank = None
+            if kept is not None and game in generations and value == kept[1].value:
+                rank = carried_rank(read.user_id, kept, generations[game], moved)
+            if rank is None:
                 return None
-            rank = standing.rank + int(shift or 0)
-        standings[game] = Standing(game, value, matches, wins, rank)
-        keep[game] = (generation, standings[game])
+            standings[game] = Standing(game, value, matches, wins, rank)
     if not connection.in_atomic_block:
+        keep = {
+            game: (generations[game], s) for game, s in standings.items() if game in generations
+        }
         _kept_standings.put(read.key, keep)
-    return standings
+    return dict(sorted(standings.items()))
+
+
+def carried_rank(
+    user_id: int,
+    kept: tuple[Generation, Standing],
+    now: Generation,
+    moved: list[tuple],
+) -> int | None:
+    """The rank of ``kept`` (right at its generation) at generation ``now``, from ``moved``:
+    change rows ``(game, changes, id, user_id, value_before, value_after)``; None when they
+    cannot tell. A rank is one more than the ratings above: another player's rating that moved
+    from ``b`` to ``a`` shifts it by ``(a > v) - (b > v)``. The rows tell only when they are
+    all the game's changes since (their sum is the generation's growth: a write that committed
+    late, with a lower id, adds to the sum without a row here) and each is another player's
+    rating that only moved; a fold, a new or deleted rating, a rename or the player's own
+    change cannot tell."""
+    since, standing = kept
+    if now == since:
+        return standing.rank
+    mine = [row for row in moved if row[0] == standing.game and row[2] > (since[1] or 0)]
+    if len(mine) > CHANGES_CHECKED or sum(row[1] for row in mine) != now[0] - since[0]:
+        return None
+    value, shift = standing.value, 0
+    for _game, _n, _id, mover, before, after in mine:
+        if mover is None or mover == user_id or before is None or after is None:
+            return None
+        shift += (after > value) - (before > value)
+    return standing.rank + shift
 
 
 def standings_afresh(user: Any) -> dict[str, Standing]:
     """The player's standings read afresh (and kept), in a round trip of their own."""
     read = StandingsRead(user.pk, {})
-    sql, params = read.statement
+    sql, params = read.statements[0]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        found = standings_read_from(read, cursor.fetchall())
+        found = standings_read_from(read, [cursor.fetchall()])
     assert found is not None  # nothing kept: nothing to carry
     return found
