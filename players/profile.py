@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.apps import apps
@@ -225,12 +226,18 @@ def rating_sections(target: Any, standings: dict[str, ladder.Standing]) -> list[
                 "chart_title": _("Rating history in %(game)s") % {"game": engine.name},
                 "history_truncated": standing.matches > ladder.HISTORY_POINTS,
                 "history_count": min(standing.matches, ladder.HISTORY_POINTS),
-                "ladder_url": reverse("ratings:ladder", args=[engine.slug])
+                "ladder_url": ladder_url(engine.slug, get_script_prefix())
                 + f"?page={ladder.page_of(standing.rank)}",
             }
         )
 
     return sections
+
+
+@lru_cache(maxsize=32)
+def ladder_url(game: str, script_prefix: str) -> str:
+    """A game's ladder page, reversed once per process and links' prefix."""
+    return reverse("ratings:ladder", args=[game])
 
 
 def chart_requests(target: Any, sections: list[dict[str, Any]]) -> dict[str, tuple[Hashable, str]]:
@@ -301,10 +308,24 @@ def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
                 "players": len(seats),
                 "opponents": [opponent(game, seat) for seat in seats if seat is not mine],
                 "delta": None if delta is None else f"{round(delta):+d}",
-                "replay_url": reverse("games:replay", args=[match_id]),
+                "replay_url": match_replay_url(match_id),
             }
         )
     return rows
+
+
+def match_replay_url(match_id: int) -> str:
+    """What ``reverse("games:replay", args=[match_id])`` gives, without reversing ten times a
+    profile (a tenth of a profile's recent matches drawn afresh)."""
+    prefix, suffix = _replay_url_parts(get_script_prefix())
+    return f"{prefix}{int(match_id)}{suffix}"
+
+
+@lru_cache(maxsize=8)
+def _replay_url_parts(script_prefix: str) -> tuple[str, str]:
+    marker = 918273645
+    prefix, suffix = reverse("games:replay", args=[marker]).split(str(marker))
+    return prefix, suffix
 
 
 def opponent(game: str, seat: tuple) -> dict[str, Any]:

@@ -232,3 +232,15 @@ def test_the_profile_page_is_the_one_the_template_draws_over_http():
     context = profile.profile_context(ann, bob)
     expected = render_to_string("players/profile.html", context, page_request(bob, "/players/ann/"))
     assert without_csrf(response.content.decode()) == without_csrf(expected)
+
+
+@pytest.mark.parametrize("prefix", ["/", "/pdc/"])
+def test_a_replay_link_is_what_reverse_gives(prefix):
+    from django.urls import reverse, set_script_prefix
+
+    try:
+        set_script_prefix(prefix)
+        for match_id in (1, 42, 918273645, 10**12):
+            assert profile.match_replay_url(match_id) == reverse("games:replay", args=[match_id])
+    finally:
+        set_script_prefix("/")
