@@ -316,7 +316,7 @@ def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
 
 def match_replay_url(match_id: int) -> str:
     """What ``reverse("games:replay", args=[match_id])`` gives, without reversing ten times a
-    profile (a tenth of a profile's recent matches drawn afresh)."""
+    profile (two thirds of the CPU of its recent matches' rows, drawn afresh)."""
     prefix, suffix = _replay_url_parts(get_script_prefix())
     return f"{prefix}{int(match_id)}{suffix}"
 
