@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -22,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Match, Seat
 
+from .kept import KeptInProcess
 from .models import LadderBucket, LadderChange, Rating, RatingChange
 
 PAGE_SIZE = 50
@@ -800,35 +799,8 @@ def _may_keep(user_id: int, name: str | None, search: str, only: Collection[int]
 PAGES_KEPT = 512
 
 
-class _KeptPages:
-    """The pages kept with their generations, the least recently read forgotten first; shared
-    by the process's threads."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._pages: OrderedDict[tuple, tuple[Generation, LadderPage]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> tuple[Generation, LadderPage] | None:
-        with self._lock:
-            kept = self._pages.get(key)
-            if kept is not None:
-                self._pages.move_to_end(key)
-            return kept
-
-    def put(self, key: tuple, generation: Generation, page: LadderPage) -> None:
-        with self._lock:
-            self._pages[key] = (generation, page)
-            self._pages.move_to_end(key)
-            while len(self._pages) > self.size:
-                self._pages.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pages.clear()
-
-
-_kept = _KeptPages(PAGES_KEPT)
+#: The pages kept with their generations (``kept_page_read``).
+_kept: KeptInProcess[tuple, tuple[Generation, LadderPage]] = KeptInProcess(PAGES_KEPT)
 
 
 @dataclass(frozen=True)
@@ -927,7 +899,7 @@ def kept_page(
             carried = carried_page(kept, since, generation, found[0], search=read.search, only=only)
         page, after = (carried, generation) if carried is not None else read.read_afresh()
     if after == generation and not connection.in_atomic_block:
-        _kept.put(read.key, generation, page)
+        _kept.put(read.key, (generation, page))
     return page
 
 
@@ -1014,35 +986,8 @@ STANDINGS_KEPT = 512
 KeptStandings = dict[str, tuple[Generation, Standing]]
 
 
-class _KeptStandings:
-    """The standings kept per player, the least recently read forgotten first; shared by the
-    process's threads."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._kept: OrderedDict[tuple, KeptStandings] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> KeptStandings | None:
-        with self._lock:
-            kept = self._kept.get(key)
-            if kept is not None:
-                self._kept.move_to_end(key)
-            return kept
-
-    def put(self, key: tuple, standings: KeptStandings) -> None:
-        with self._lock:
-            self._kept[key] = standings
-            self._kept.move_to_end(key)
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
-
-_kept_standings = _KeptStandings(STANDINGS_KEPT)
+#: The standings kept per player (``standings_read``).
+_kept_standings: KeptInProcess[tuple, KeptStandings] = KeptInProcess(STANDINGS_KEPT)
 
 
 @dataclass(frozen=True)
