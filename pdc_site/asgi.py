@@ -10,7 +10,7 @@ django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
-from pdc_site.daphne_requests import skip_form_parsing  # noqa: E402
+from pdc_site import daphne_requests  # noqa: E402
 from pdc_site.request_threads import (  # noqa: E402
     SPARE,
     OneHopHandler,
@@ -46,4 +46,4 @@ application = watching(
 
 collector.settle()
 hand_over_sooner()
-skip_form_parsing()
+daphne_requests.install()
