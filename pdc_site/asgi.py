@@ -10,6 +10,7 @@ django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
+from pdc_site import daphne_requests  # noqa: E402
 from pdc_site.request_threads import (  # noqa: E402
     SPARE,
     OneHopHandler,
@@ -48,3 +49,4 @@ application = watching(
 collector.settle(busy=request_threads.busy)
 application = collector.when_idle(application)
 hand_over_sooner()
+daphne_requests.install()

@@ -10,9 +10,7 @@ which SVG cannot read."""
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -25,6 +23,8 @@ from django.utils.dateformat import DateFormat, re_escaped, re_formatchars
 from django.utils.formats import get_format
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
+
+from .kept import KeptInProcess
 
 WIDTH = 640
 HEIGHT = 240
@@ -282,39 +282,11 @@ def _format_pieces(format_string: str) -> tuple[tuple[str, str | None], ...]:
 DRAWINGS_KEPT = 512
 
 
-class Drawings:
-    """HTML drawn once and kept in this process under a key that names everything it shows
-    (the least recently read forgotten first; shared by the process's threads). Nothing is
-    ever invalidated: what changes a drawing changes its key, so every process serves what a
-    fresh drawing would give. Kept here rather than in the shared cache: writing a profile's
-    drawings to Redis cost 1.6 ms of CPU, more than drawing them."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._kept: OrderedDict[Hashable, str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get_many(self, keys: Iterable[Hashable]) -> dict[Hashable, str]:
-        with self._lock:
-            found = {key: self._kept[key] for key in keys if key in self._kept}
-            for key in found:
-                self._kept.move_to_end(key)
-            return found
-
-    def set_many(self, drawn: Mapping[Hashable, str]) -> None:
-        with self._lock:
-            self._kept.update(drawn)
-            for key in drawn:
-                self._kept.move_to_end(key)
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
-
-DRAWN = Drawings(DRAWINGS_KEPT)
+#: HTML drawn once and kept in this process under a key that names everything it shows.
+#: Nothing is ever invalidated: what changes a drawing changes its key, so every process serves
+#: what a fresh drawing would give. Kept here rather than in the shared cache: writing a
+#: profile's drawings to Redis cost 1.6 ms of CPU, more than drawing them.
+DRAWN: KeptInProcess[Hashable, str] = KeptInProcess(DRAWINGS_KEPT)
 
 
 def chart_keys(charts: dict[str, tuple[Hashable, str]]) -> dict[str, Hashable]:

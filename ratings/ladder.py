@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -22,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Match, Seat
 
+from .kept import KeptInProcess
 from .models import LadderBucket, LadderChange, Rating, RatingChange
 
 PAGE_SIZE = 50
@@ -800,35 +799,8 @@ def _may_keep(user_id: int, name: str | None, search: str, only: Collection[int]
 PAGES_KEPT = 512
 
 
-class _KeptPages:
-    """The pages kept with their generations, the least recently read forgotten first; shared
-    by the process's threads."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._pages: OrderedDict[tuple, tuple[Generation, LadderPage]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> tuple[Generation, LadderPage] | None:
-        with self._lock:
-            kept = self._pages.get(key)
-            if kept is not None:
-                self._pages.move_to_end(key)
-            return kept
-
-    def put(self, key: tuple, generation: Generation, page: LadderPage) -> None:
-        with self._lock:
-            self._pages[key] = (generation, page)
-            self._pages.move_to_end(key)
-            while len(self._pages) > self.size:
-                self._pages.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pages.clear()
-
-
-_kept = _KeptPages(PAGES_KEPT)
+#: The pages kept with their generations (``kept_page_read``).
+_kept: KeptInProcess[tuple, tuple[Generation, LadderPage]] = KeptInProcess(PAGES_KEPT)
 
 
 @dataclass(frozen=True)
@@ -927,7 +899,7 @@ def kept_page(
             carried = carried_page(kept, since, generation, found[0], search=read.search, only=only)
         page, after = (carried, generation) if carried is not None else read.read_afresh()
     if after == generation and not connection.in_atomic_block:
-        _kept.put(read.key, generation, page)
+        _kept.put(read.key, (generation, page))
     return page
 
 
@@ -1004,3 +976,174 @@ def recent_matches(user: Any, limit: int = RECENT_MATCHES) -> list[Match]:
         .prefetch_related(Prefetch("seats", queryset=seats.order_by("index")))
         .order_by("-finished_at", "-pk")[:limit]
     )
+
+
+# --- a player's standings kept under the ladders' generations ---------------------------------
+#: Players' standings kept per process (a few hundred bytes each): the profiles read most.
+STANDINGS_KEPT = 512
+
+#: A player's standings as kept: per game, the generation they were read (or carried) at.
+KeptStandings = dict[str, tuple[Generation, Standing]]
+
+
+#: The standings kept per player (``standings_read``).
+_kept_standings: KeptInProcess[tuple, KeptStandings] = KeptInProcess(STANDINGS_KEPT)
+
+
+@dataclass(frozen=True)
+class StandingsRead:
+    """A player's standings on their way (``standings_read``): ``statements`` go with the
+    page's other reads, ``standings_read_from`` reads their rows."""
+
+    user_id: int
+    kept: KeptStandings
+
+    @property
+    def key(self) -> tuple:
+        return _standings_key(self.user_id)
+
+    @property
+    def statements(self) -> list[tuple[str, list[Any]]]:
+        """Nothing kept: the standings with their generations, in one statement. Kept: the
+        player's ratings, then their ladders' generations and the changes since the kept
+        ones; two small statements that PostgreSQL plans at a fraction of the cost of the
+        first (whose planning, not its running, was most of its time). Read in this order, a
+        move of the player's own rating between them shows among the changes (and the
+        standings are read afresh); another player's, in the second: the ranks are those of
+        the second's state of the ladder."""
+        if not self.kept:
+            return [fresh_standings_sql(self.user_id)]
+        return [player_ratings_sql(self.user_id), changes_since_kept_sql(self.kept)]
+
+
+def standings_read(user: Any) -> StandingsRead:
+    """The first step of ``standings`` for a page that sends its reads together: what this
+    process keeps of the player's standings (nothing inside a transaction, whose writes may
+    yet be rolled back)."""
+    kept = None if connection.in_atomic_block else _kept_standings.get(_standings_key(user.pk))
+    return StandingsRead(user.pk, kept or {})
+
+
+def _standings_key(user_id: int) -> tuple:
+    return (connection.settings_dict["NAME"], user_id)
+
+
+def _changes_table() -> str:
+    return connection.ops.quote_name(LadderChange._meta.db_table)
+
+
+def fresh_standings_sql(user_id: int) -> tuple[str, list[Any]]:
+    """``standings_sql`` with each game's generation, in one statement so that both see one
+    state of the ladder: rows of ``(game, value, matches, wins, the players in the buckets
+    above, those above in the rating's bucket, the generation's sum, its highest id)``."""
+    floor = _floor_sql("r.value")
+    sql = f"""
+        SELECT r.game, r.value, r.matches, r.wins,
+            (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
+             WHERE b.game = r.game AND b.bucket > CAST({floor} AS INTEGER)),
+            (SELECT COUNT(*) FROM {_ratings()} o
+             WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1),
+            (SELECT COALESCE(SUM(c.changes), 0) FROM {_changes_table()} c WHERE c.game = r.game),
+            (SELECT MAX(c.id) FROM {_changes_table()} c WHERE c.game = r.game)
+        FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
+    """
+    return sql, [user_id]
+
+
+def player_ratings_sql(user_id: int) -> tuple[str, list[Any]]:
+    """The player's ratings: ``(game, value, matches, wins)``."""
+    sql = f"SELECT game, value, matches, wins FROM {_ratings()} WHERE user_id = %s"
+    return sql, [user_id]
+
+
+def changes_since_kept_sql(kept: KeptStandings) -> tuple[str, list[Any]]:
+    """In one statement (one state of the ladders): each kept game's generation, as rows of
+    ``(0, game, sum, highest id, NULL, NULL, NULL)``; then the change rows written after the
+    oldest of the kept generations, as ``(1, game, changes, id, user_id, value_before,
+    value_after)``, in order, at most one more than ``CHANGES_CHECKED`` per game."""
+    games = sorted(kept)
+    marks = ", ".join(["%s"] * len(games))
+    since = min(generation[1] or 0 for generation, _standing in kept.values())
+    table = _changes_table()
+    sql = f"""
+        SELECT 0, game, COALESCE(SUM(changes), 0), MAX(id), NULL, NULL, NULL
+        FROM {table} WHERE game IN ({marks}) GROUP BY game
+        UNION ALL
+        SELECT * FROM (
+            SELECT 1, game, changes, id, user_id, value_before, value_after FROM {table}
+            WHERE game IN ({marks}) AND id > %s ORDER BY id LIMIT %s
+        ) since
+    """
+    return sql, [*games, *games, since, (CHANGES_CHECKED + 1) * len(games)]
+
+
+def standings_read_from(
+    read: StandingsRead, found: list[list[tuple]]
+) -> dict[str, Standing] | None:
+    """The standings of the rows of ``read.statements``, kept for the next read; None when
+    the changes since what was kept cannot tell a rank (read afresh: ``standings_afresh``)."""
+    if not read.kept:
+        rows = found[0]
+        standings = {
+            game: Standing(game, value, matches, wins, int(above) + int(in_bucket) + 1)
+            for game, value, matches, wins, above, in_bucket, _total, _highest in rows
+        }
+        generations = {row[0]: (int(row[6]), row[7]) for row in rows}
+    else:
+        ratings, changes = found
+        generations = {row[1]: (int(row[2]), row[3]) for row in changes if row[0] == 0}
+        moved = [row[1:] for row in changes if row[0] == 1]
+        standings = {}
+        for game, value, matches, wins in ratings:
+            kept = read.kept.get(game)
+            rank = None
+            if kept is not None and game in generations and value == kept[1].value:
+                rank = carried_rank(read.user_id, kept, generations[game], moved)
+            if rank is None:
+                return None
+            standings[game] = Standing(game, value, matches, wins, rank)
+    if not connection.in_atomic_block:
+        keep = {
+            game: (generations[game], s) for game, s in standings.items() if game in generations
+        }
+        _kept_standings.put(read.key, keep)
+    return dict(sorted(standings.items()))
+
+
+def carried_rank(
+    user_id: int,
+    kept: tuple[Generation, Standing],
+    now: Generation,
+    moved: list[tuple],
+) -> int | None:
+    """The rank of ``kept`` (right at its generation) at generation ``now``, from ``moved``:
+    change rows ``(game, changes, id, user_id, value_before, value_after)``; None when they
+    cannot tell. A rank is one more than the ratings above: another player's rating that moved
+    from ``b`` to ``a`` shifts it by ``(a > v) - (b > v)``. The rows tell only when they are
+    all the game's changes since (their sum is the generation's growth: a write that committed
+    late, with a lower id, adds to the sum without a row here) and each is another player's
+    rating that only moved; a fold, a new or deleted rating, a rename or the player's own
+    change cannot tell."""
+    since, standing = kept
+    if now == since:
+        return standing.rank
+    mine = [row for row in moved if row[0] == standing.game and row[2] > (since[1] or 0)]
+    if len(mine) > CHANGES_CHECKED or sum(row[1] for row in mine) != now[0] - since[0]:
+        return None
+    value, shift = standing.value, 0
+    for _game, _n, _id, mover, before, after in mine:
+        if mover is None or mover == user_id or before is None or after is None:
+            return None
+        shift += (after > value) - (before > value)
+    return standing.rank + shift
+
+
+def standings_afresh(user: Any) -> dict[str, Standing]:
+    """The player's standings read afresh (and kept), in a round trip of their own."""
+    read = StandingsRead(user.pk, {})
+    sql, params = read.statements[0]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = standings_read_from(read, [cursor.fetchall()])
+    assert found is not None  # nothing kept: nothing to carry
+    return found

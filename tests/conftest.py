@@ -7,6 +7,12 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Property tests draw the same examples on every run (a failure is reproduced by running again),
+# and a loaded machine's slow example is not a failure: speed is the benchmarks' business.
+hypothesis_settings.register_profile("pdc", derandomize=True, deadline=None)
+hypothesis_settings.load_profile("pdc")
 
 
 @pytest.fixture(autouse=True)

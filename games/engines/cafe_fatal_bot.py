@@ -333,7 +333,11 @@ def _round_reward(state: State, seat: int, rng: random.Random) -> float:
     by open-loop UCT (level 1's best 3 at each of its turns, UCB1) instead of played by level 1 won
     77 of 170 (45%), as this does; every playout played to the game's end by level 1 and judged by
     the win (``search.outcome_reward``) won 3 of 10 at 750 playouts, and only once a seat has 20
-    points (this reward before) 9 of 30."""
+    points (this reward before) 9 of 30. Over seeds 0-399 this reward wins 177 of 400 (44%);
+    against the others' mean prospect instead of the best other's it won 179 (45%); the next seat's
+    reply played by level 2 in the playouts won 6 of 20 at 100 playouts (30 times the cost of a
+    playout); the game played out by level 1 once a seat has 30 points won 14 of 40 (this: 15);
+    level 1's score added to the reward as a prior won 92 of 200 (this: 92)."""
     state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
     if ENGINE.is_over(state):
         scores = state["scores"]

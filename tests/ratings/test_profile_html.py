@@ -133,3 +133,114 @@ def test_a_profile_drawn_before_shows_an_opponent_renamed_or_deleted_since():
     cid.delete()
     html = Client().get("/players/ann/").content.decode()
     assert "/players/cid/" not in html and 'href="/players/roberto/"' in html
+
+
+# --- the whole page ----------------------------------------------------------------------------
+def page_request(viewer, path: str = "/players/ann/?from=<here>&x=1", notes: tuple = ()):
+    """A request as the middleware leaves it (session, user, messages), with ``notes`` waiting
+    as messages."""
+    from django.contrib import messages
+    from django.contrib.messages.storage.fallback import FallbackStorage
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.test import RequestFactory
+
+    request = RequestFactory(HTTP_HOST="localhost").get(path)
+    request.user, request.session = viewer, SessionStore()
+    request._messages = FallbackStorage(request)
+    for level, text in notes:
+        messages.add_message(request, level, text)
+    return request
+
+
+def drawn_both_ways(viewer, context: dict, notes: tuple = ()) -> tuple[str, str]:
+    """The page of ``context`` through the template and written in Python, each with its own
+    request (drawing reads the messages), CSRF tokens masked alike."""
+    from players.profile_html import profile_page_html
+
+    from .test_pages import without_csrf
+
+    template = render_to_string("players/profile.html", context, page_request(viewer, notes=notes))
+    python = profile_page_html(page_request(viewer, notes=notes), context)
+    return without_csrf(template), without_csrf(python)
+
+
+def odd_context(context: dict) -> dict:
+    """``context`` with what seeded data rarely holds: online, a truncated history, a friend
+    note, every medal, a trophy without an end, text to escape, no badge count read."""
+    sections = [{**section} for section in context["ratings"]]
+    for section in sections[:1]:
+        section.update(history_truncated=True, history_count=100, chart_title="<b>&'t'</b>")
+    one = {
+        "place": 1,
+        "tournament_id": 7,
+        "tournament": "Friday <arena> & co",
+        "game": "La Part du Chef",
+        "game_slug": GAME,
+        "ends_at": START,
+    }
+    trophies = [one, {**one, "place": 2, "ends_at": None}, {**one, "place": 3, "game": "<g>"}]
+    odd = {**context, "online": True, "ratings": sections, "trophies": trophies}
+    odd["friend_note"] = "A <note> & 'more'"
+    odd.pop("incoming_friend_requests", None)
+    return odd
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_profile_page_written_in_python_is_what_the_template_draws(language):
+    from django.contrib import messages
+    from django.contrib.auth.models import AnonymousUser
+    from django.utils.safestring import mark_safe
+
+    from players import friends
+
+    ann, bob, odd = make_user("ann"), make_user("bob"), make_user("<o&d'>")
+    strangers = [make_user(f"stranger{i}") for i in range(3)]
+    for seed in range(3):
+        ranked_match([ann, bob, odd], seed=seed)
+    ranked_match([ann, bob], game="pizza-party", seed=4)
+    friends.request_friend(strangers[0], ann)  # ann has a request waiting: her badge
+    friends.request_friend(strangers[1], ann)
+    friends.request_friend(bob, ann)
+    friends.accept(ann, bob)
+    friends.request_friend(odd, ann)  # odd asked ann: "requested" for odd, "incoming" for ann
+    notes = ((messages.INFO, "Saved <b>&</b>"), (messages.ERROR, mark_safe("<i>safe</i>")))
+    viewers = [AnonymousUser(), ann, bob, odd, strangers[2]]
+    with translation.override(language):
+        for zone in ZONES:
+            with timezone.override(zone):
+                for target in (ann, odd, strangers[2]):
+                    for viewer in viewers:
+                        context = profile.profile_context(target, viewer)
+                        for shown in (context, odd_context(context)):
+                            template, python = drawn_both_ways(viewer, shown, notes)
+                            assert python == template
+                            template, python = drawn_both_ways(viewer, shown)
+                            assert python == template
+
+
+@pytest.mark.django_db
+def test_the_profile_page_is_the_one_the_template_draws_over_http():
+    """The view answers with the page written in Python: the same as the template would draw
+    with the view's own context."""
+    from .test_pages import logged_in, without_csrf
+
+    ann, bob = make_user("ann"), make_user("bob")
+    ranked_match([ann, bob], seed=3)
+    response = logged_in(bob).get("/players/ann/")
+    assert response.status_code == 200 and response["Content-Type"] == "text/html; charset=utf-8"
+    context = profile.profile_context(ann, bob)
+    expected = render_to_string("players/profile.html", context, page_request(bob, "/players/ann/"))
+    assert without_csrf(response.content.decode()) == without_csrf(expected)
+
+
+@pytest.mark.parametrize("prefix", ["/", "/pdc/"])
+def test_a_replay_link_is_what_reverse_gives(prefix):
+    from django.urls import reverse, set_script_prefix
+
+    try:
+        set_script_prefix(prefix)
+        for match_id in (1, 42, 918273645, 10**12):
+            assert profile.match_replay_url(match_id) == reverse("games:replay", args=[match_id])
+    finally:
+        set_script_prefix("/")
