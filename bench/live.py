@@ -786,6 +786,22 @@ def describe_stalls(figures: dict) -> str:
             f"{kind} {f['count']}× {f['total_s']:.2f} s max {f['max_ms']:.0f} ms"
             + (f" (≥50 ms: {f['long_ms']})" if f["long_ms"] else "")
         )
+    pool = figures.get("pool")
+    if pool:
+        parts.append(
+            f"database pool: {pool['requests_num']} connections lent, {pool['requests_queued']} "
+            f"waited ({pool['requests_wait_ms']} ms in all), {pool.get('connections_num', '?')} "
+            f"opened, {pool['pool_size']} open at the end, at most {pool['pool_max']}"
+        )
+    idle = figures.get("idle_collections")
+    if idle and any(idle):
+        parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")
+    looks = figures.get("idle_looks")
+    if looks:
+        parts.append(
+            "the idle collector's looks: "
+            + ", ".join(f"{state} {count}×" for state, count in looks.items())
+        )
     return "; ".join(parts)
 
 
@@ -838,13 +854,19 @@ def report_traces(log: str, tally: Tally) -> None:
     p50 and largest over the slowest 1 % of them."""
     import json
 
-    from pdc_site.loop_watch import TRACE_MARK
+    from pdc_site.loop_watch import COLLECTIONS_MARK, REPORT_MARK, TRACE_MARK
 
     traces = {}
+    collections: list[tuple[int, float, float, bool]] = []
+    reports: list[dict] = []
     for line in log.splitlines():
-        if line.startswith(TRACE_MARK):
+        if line.startswith(REPORT_MARK):
+            reports.append(json.loads(line[len(REPORT_MARK) :]))
+        elif line.startswith(TRACE_MARK):
             for trace in json.loads(line[len(TRACE_MARK) :]):
                 traces[(trace["match"], trace["version"])] = trace
+        elif line.startswith(COLLECTIONS_MARK):
+            collections += [tuple(c) for c in json.loads(line[len(COLLECTIONS_MARK) :])]
     moves = []
     for match, version, posted, answered, seen in tally.records:
         trace = traces.get((match, version))
@@ -872,6 +894,73 @@ def report_traces(log: str, tally: Tally) -> None:
                 f"  {name:34}{ms(quantile(every, 50)):>10} |{ms(quantile(slow, 50)):>10}"
                 f"{ms(max(slow)):>10}"
             )
+    report_collections_in(tail, collections)
+    report_collections_during(moves, collections)
+    report_pool_during(moves, reports)
+
+
+def report_pool_during(moves: list[dict], reports: list[dict]) -> None:
+    """The database pool's waits of each server process while moves were played: its counts at
+    the end less those of its last report before the first move (reports come every 5 s)."""
+    first = min(m["posted"] for m in moves)
+    by_pid: dict[int, list[dict]] = {}
+    for figures in reports:
+        if figures.get("pool") and "at" in figures:
+            by_pid.setdefault(figures["pid"], []).append(figures)
+    for pid, seen in sorted(by_pid.items()):
+        before = [f for f in seen if f["at"] < first]
+        start = before[-1]["pool"] if before else dict.fromkeys(seen[-1]["pool"], 0)
+        end = seen[-1]["pool"]
+        print(
+            f"  database pool of {pid} while moves were played: "
+            f"{end['requests_num'] - start['requests_num']} connections lent, "
+            f"{end['requests_queued'] - start['requests_queued']} waited "
+            f"({end['requests_wait_ms'] - start['requests_wait_ms']} ms in all)"
+        )
+
+
+def report_collections_during(moves: list[dict], collections: list) -> None:
+    """The collections (≥ 5 ms) between the first move's POST and the last move's frame, by
+    generation and by who ran them: the ones that could stop a move."""
+    first, last = min(m["posted"] for m in moves), max(m["seen"] for m in moves)
+    during: dict[str, list[float]] = {}
+    for generation, start, end, idle in collections:
+        if first <= start <= last:
+            kind = f"gc{generation}{' idle' if idle else ''}"
+            during.setdefault(kind, []).append(end - start)
+    print(
+        "  collections ≥ 5 ms while moves were played: "
+        + (
+            ", ".join(
+                f"{kind} {len(times)}× {ms(sum(times))} (max {ms(max(times))})"
+                for kind, times in sorted(during.items())
+            )
+            or "none"
+        )
+    )
+
+
+def report_collections_in(tail: list[dict], collections: list) -> None:
+    """How many of the slowest moves a collection of the site's processes (≥ 5 ms) stopped
+    between their POST and their last frame seen, and for how long, by generation and by who ran
+    it (automatic, or the idle collector)."""
+    stopped = []
+    by_kind: Counter[str] = Counter()
+    for move in tail:
+        overlap = 0.0
+        for generation, start, end, idle in collections:
+            inside = min(end, move["seen"]) - max(start, move["posted"])
+            if inside > 0:
+                overlap += inside
+                by_kind[f"gc{generation}{' idle' if idle else ''}"] += 1
+        if overlap > 0:
+            stopped.append(overlap)
+    kinds = ", ".join(f"{kind} {count}×" for kind, count in sorted(by_kind.items())) or "none"
+    print(
+        f"  collections in the slowest {len(tail)}: {len(stopped)} moves stopped "
+        f"(p50 {ms(quantile(stopped, 50))} of their time; {kinds}); "
+        f"timed collections ≥ 5 ms in the run: {len(collections)}"
+    )
 
 
 # --- the run ------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from pdc_site.request_threads import (  # noqa: E402
 )
 from pdc_site.static import StaticFiles  # noqa: E402
 
-django_asgi_app = RequestThreads(OneHopHandler(), spare=SPARE)
+request_threads = RequestThreads(OneHopHandler(), spare=SPARE)
+django_asgi_app = request_threads
 if settings.SERVE_STATIC:
     django_asgi_app = StaticFiles(django_asgi_app)
 
@@ -44,6 +45,8 @@ application = watching(
     )
 )
 
-collector.settle()
+# Collections run while no request is in flight and the loop is idle (``collector.when_idle``).
+collector.settle(busy=request_threads.busy)
+application = collector.when_idle(application)
 hand_over_sooner()
 daphne_requests.install()

@@ -40,6 +40,13 @@ LONG_SECONDS = 0.05
 REPORT_MARK = "loop-watch: "
 #: How a line of move traces begins in the log.
 TRACE_MARK = "move-trace: "
+#: How a line of the collections' times begins in the log.
+COLLECTIONS_MARK = "collections: "
+#: Collections at least this long are timed one by one (to find which moves they stopped).
+TIMED_COLLECTION_SECONDS = 0.005
+#: True while the idle collector (``pdc_site.collector``) runs a collection: the watch tells its
+#: collections from the automatic ones.
+idle_collecting = False
 #: The loop counts as late, for the sampler, once its probe is this much overdue.
 LATE_SECONDS = 0.015
 SAMPLE_SECONDS = 0.002
@@ -88,6 +95,11 @@ class LoopWatch:
     def __init__(self) -> None:
         self.lag = Stalls()
         self.collections = {generation: Stalls() for generation in (0, 1, 2)}
+        #: Collections run by the idle collector (``pdc_site.collector``), by generation.
+        self.idle_collections = [0, 0, 0]
+        #: The longer collections since the last report: (generation, start, end, idle), in
+        #: ``time.monotonic()``.
+        self.timed: list[tuple[int, float, float, bool]] = []
         self.collecting_since = 0.0
         self.started = False
         self.last_tick = time.perf_counter()
@@ -103,8 +115,18 @@ class LoopWatch:
     def on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
             self.collecting_since = time.perf_counter()
-        else:
-            self.collections[info["generation"]].add(time.perf_counter() - self.collecting_since)
+            return
+        ended = time.perf_counter()
+        seconds = ended - self.collecting_since
+        generation = info["generation"]
+        self.collections[generation].add(seconds)
+        idle = idle_collecting
+        if idle:
+            self.idle_collections[generation] += 1
+        if seconds >= TIMED_COLLECTION_SECONDS:
+            # perf_counter and monotonic are one clock on Linux; the traces use monotonic.
+            end = time.monotonic() - (time.perf_counter() - ended)
+            self.timed.append((generation, end - seconds, end, idle))
 
     def start(self, reporting: bool = True) -> None:
         """Called on the process's event loop, once (``reporting``: to the log as it goes)."""
@@ -162,9 +184,13 @@ class LoopWatch:
 
     def figures(self) -> dict[str, object]:
         return {
+            "at": time.monotonic(),
+            "pool": pool_figures(),
             "pid": os.getpid(),
             "lag": self.lag.summary(),
             **{f"gc{g}": stalls.summary() for g, stalls in self.collections.items()},
+            "idle_collections": self.idle_collections,
+            "idle_looks": idle_looks(),
             "late_samples": self.late_samples,
             "late_loop": self.late_loop.most_common(12),
             "late_others": self.late_others.most_common(12),
@@ -195,6 +221,30 @@ class LoopWatch:
         moves = self.finished_moves(time.monotonic() - 2.0)
         if moves:
             print(TRACE_MARK + json.dumps(moves), file=sys.stderr, flush=True)
+        timed, self.timed = self.timed, []
+        if timed:
+            print(COLLECTIONS_MARK + json.dumps(timed), file=sys.stderr, flush=True)
+
+
+def idle_looks() -> dict[str, int] | None:
+    """How the idle collector found the process at its looks so far (None without it)."""
+    from pdc_site import collector
+
+    return dict(collector.idle_collector.looks) if collector.idle_collector else None
+
+
+def pool_figures() -> dict[str, int] | None:
+    """The database pool's counts so far (psycopg_pool's ``get_stats``: requests, how many and
+    how long they waited for a connection), None without a pool."""
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    pool = DatabaseWrapper._connection_pools.get("default")
+    if pool is None:
+        return None
+    stats = pool.get_stats()
+    names = ("requests_num", "requests_queued", "requests_wait_ms", "requests_errors")
+    sizes = ("connections_num", "pool_size", "pool_max")
+    return {name: stats.get(name, 0) for name in (*names, *sizes)}
 
 
 _watch: LoopWatch | None = LoopWatch() if os.environ.get("PDC_LOOP_WATCH") else None

@@ -174,6 +174,12 @@ class RequestThreads:
         #: The thread that starts the next spare threads (off the event loop).
         self.starter = self.started_thread() if spare else None
         self.starting = False
+        #: HTTP requests in flight (lent a thread), answered or not.
+        self.in_flight = 0
+
+    def busy(self) -> bool:
+        """Whether an HTTP request is in flight (the idle collector waits for none)."""
+        return self.in_flight > 0
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
@@ -183,6 +189,7 @@ class RequestThreads:
         thread = self.lend()
         pending = AfterAnswerJobs(asyncio.get_running_loop())
         token = _after_answer.set(pending)
+        self.in_flight += 1
         try:
             # Django's own ThreadSensitiveContext inside sees this one and uses its thread.
             async with ThreadSensitiveContext(executor=thread):
@@ -192,6 +199,7 @@ class RequestThreads:
                 # jobs (a move's doorbell) still run to their end.
                 await asyncio.shield(pending.finish(thread))
         finally:
+            self.in_flight -= 1
             _after_answer.reset(token)
             self.give_back(thread)
             loop_watch.mark("ended")

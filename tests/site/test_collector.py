@@ -27,11 +27,13 @@ def collector_of_a_server_process(**env: str) -> dict:
         "import gc, json, pdc_site.asgi; "
         "print(json.dumps({'threshold': gc.get_threshold(), 'frozen': gc.get_freeze_count()}))"
     )
-    clean = {k: v for k, v in os.environ.items() if k not in ("GC_FREEZE", "GC_THRESHOLD")}
+    names = ("GC_FREEZE", "GC_THRESHOLD", "GC_WHEN_IDLE")
+    clean = {k: v for k, v in os.environ.items() if k not in names}
+    # The automatic collection alone (``test_idle_collections.py`` checks it beside the idle one).
     done = subprocess.run(
         [sys.executable, "-c", script],
         cwd=ROOT,
-        env={**clean, **env},
+        env={**clean, "GC_WHEN_IDLE": "0", **env},
         capture_output=True,
         text=True,
         check=True,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import threading
 import time
 
@@ -95,3 +96,104 @@ def test_a_late_loop_is_sampled_where_its_thread_stands():
     while threading.active_count() > threads and time.monotonic() < until:
         pass
     assert threading.active_count() == threads
+
+
+def test_longer_collections_are_timed_on_the_traces_clock_and_told_apart_by_who_ran_them(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(loop_watch, "TIMED_COLLECTION_SECONDS", 0.0)
+
+    async def watched() -> tuple[LoopWatch, float, float]:
+        watch = LoopWatch()
+        watch.start(reporting=False)
+        before = time.monotonic()
+        gc.collect(0)
+        monkeypatch.setattr(loop_watch, "idle_collecting", True)
+        gc.collect(1)
+        monkeypatch.setattr(loop_watch, "idle_collecting", False)
+        after = time.monotonic()
+        watch.stop()
+        return watch, before, after
+
+    watch, before, after = asyncio.run(watched())
+    ours = [c for c in watch.timed if before <= c[1] <= c[2] <= after]
+    assert [(generation, idle) for generation, _start, _end, idle in ours] == [
+        (0, False),
+        (1, True),
+    ]
+    assert watch.idle_collections == [0, 1, 0]
+
+
+def test_the_benchmark_counts_the_slowest_moves_a_collection_stopped(
+    capsys: pytest.CaptureFixture[str],
+):
+    from bench.live import report_collections_in
+
+    tail = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    collections = [(1, 10.1, 10.2, False), (0, 10.25, 10.4, True), (0, 30.0, 30.1, False)]
+    report_collections_in(tail, collections)
+    out = capsys.readouterr().out
+    assert "1 moves stopped (p50 150 ms" in out
+    assert "gc0 idle 1×, gc1 1×" in out
+    assert "timed collections ≥ 5 ms in the run: 3" in out
+
+
+def test_the_benchmark_counts_the_collections_made_while_moves_were_played(
+    capsys: pytest.CaptureFixture[str],
+):
+    from bench.live import report_collections_during
+
+    moves = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    # One before the first move (the sockets opening), two during, one after.
+    collections = [
+        (0, 5.0, 5.2, False),
+        (0, 12.0, 12.01, True),
+        (1, 15.0, 15.5, True),
+        (0, 25.0, 25.2, False),
+    ]
+    report_collections_during(moves, collections)
+    out = capsys.readouterr().out
+    assert "gc0 idle 1× 10.0 ms (max 10.0 ms), gc1 idle 1× 500 ms (max 500 ms)" in out
+
+
+def test_the_watch_reports_how_long_requests_waited_for_a_database_connection(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    class Pool:
+        def get_stats(self) -> dict[str, int]:
+            return {"requests_num": 9, "requests_queued": 2, "requests_wait_ms": 40, "pool_max": 8}
+
+    monkeypatch.setattr(DatabaseWrapper, "_connection_pools", {})
+    assert loop_watch.pool_figures() is None
+    monkeypatch.setattr(DatabaseWrapper, "_connection_pools", {"default": Pool()})
+    assert loop_watch.pool_figures() == {
+        "requests_num": 9,
+        "requests_queued": 2,
+        "requests_wait_ms": 40,
+        "requests_errors": 0,
+        "connections_num": 0,
+        "pool_size": 0,
+        "pool_max": 8,
+    }
+
+
+def test_the_benchmark_counts_the_pools_waits_while_moves_were_played(
+    capsys: pytest.CaptureFixture[str],
+):
+    from bench.live import report_pool_during
+
+    def report(at: float, lent: int, waited: int, wait_ms: int) -> dict:
+        pool = {"requests_num": lent, "requests_queued": waited, "requests_wait_ms": wait_ms}
+        return {"pid": 7, "at": at, "pool": pool}
+
+    moves = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    # The sockets opening (before the first move) waited too: not counted.
+    reports = [
+        report(4.0, 900, 40, 2000),
+        report(9.0, 1000, 50, 2500),
+        report(21.0, 1200, 53, 2600),
+    ]
+    report_pool_during(moves, reports)
+    assert "200 connections lent, 3 waited (100 ms in all)" in capsys.readouterr().out

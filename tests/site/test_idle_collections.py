@@ -1,0 +1,163 @@
+"""Python's collections run when the event loop is idle (``pdc_site.collector.IdleCollector``):
+never while an HTTP request is in flight nor while the loop is behind, the oldest generation due
+first, and the automatic collection kept as the backstop of a process that is never idle."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pdc_site import collector
+from pdc_site.collector import IdleCollector
+from pdc_site.request_threads import RequestThreads
+
+ROOT = Path(__file__).resolve().parents[2]
+#: A count no test reaches.
+NEVER = 10**9
+
+
+@pytest.fixture
+def no_automatic_collection() -> Iterator[None]:
+    """The collector's counts move only as the test makes them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def allocate(count: int) -> list[list[int]]:
+    """``count`` new containers: the young generation's count grows by as many."""
+    return [[i] for i in range(count)]
+
+
+def test_the_oldest_generation_due_is_collected(no_automatic_collection: None):
+    gc.collect()
+    kept = allocate(100)
+    young = IdleCollector(lambda: False, (50, NEVER, NEVER))
+    assert young.collect_if_due() == 0
+    assert gc.get_count()[0] < 50
+    # That young collection counts towards the middle generation's schedule.
+    middle = IdleCollector(lambda: False, (1, 1, NEVER))
+    assert middle.collect_if_due() == 1
+    full = IdleCollector(lambda: False, (1, 1, 1))
+    assert full.collect_if_due() == 2
+    assert full.runs == [0, 0, 1]
+    assert IdleCollector(lambda: False, (NEVER, NEVER, NEVER)).collect_if_due() is None
+    del kept
+
+
+def looks(collector_: IdleCollector, *, late: float) -> list[int]:
+    """The collector's runs after one look that ran ``late`` seconds after it was due."""
+
+    async def one_look() -> list[int]:
+        loop = asyncio.get_running_loop()
+        collector_.loop = loop
+        collector_.due = loop.time() - late
+        collector_.look()
+        return list(collector_.runs)
+
+    return asyncio.run(one_look())
+
+
+def test_a_collection_due_waits_while_a_request_is_in_flight(no_automatic_collection: None):
+    kept = allocate(100)
+    busy = IdleCollector(lambda: True, (1, NEVER, NEVER))
+    assert looks(busy, late=0.0) == [0, 0, 0]
+    idle = IdleCollector(lambda: False, (1, NEVER, NEVER))
+    assert looks(idle, late=0.0) == [1, 0, 0]
+    del kept
+
+
+def test_a_collection_due_waits_while_the_loop_is_behind(no_automatic_collection: None):
+    kept = allocate(100)
+    behind = IdleCollector(lambda: False, (1, NEVER, NEVER))
+    assert looks(behind, late=collector.IDLE_LATE_SECONDS * 10) == [0, 0, 0]
+    assert looks(behind, late=0.0) == [1, 0, 0]
+    assert behind.looks == {"idle": 1, "busy": 0, "behind": 1}
+    del kept
+
+
+@pytest.mark.asyncio
+async def test_a_request_in_flight_keeps_the_collection_until_it_ended(
+    monkeypatch: pytest.MonkeyPatch, no_automatic_collection: None
+):
+    # A look at every turn of the loop, and never "behind" on a loaded test machine: this test
+    # is about the requests.
+    monkeypatch.setattr(collector, "IDLE_TICK_SECONDS", 0.0)
+    monkeypatch.setattr(collector, "IDLE_LATE_SECONDS", 60.0)
+    release = asyncio.Event()
+    inside = asyncio.Event()
+
+    async def app(scope, receive, send) -> None:
+        inside.set()
+        await release.wait()
+
+    threads = RequestThreads(app)
+    monkeypatch.setattr(collector, "idle_collector", None)
+    assert collector.when_idle(threads) is threads  # no idle collector made: nothing to start
+    idle = IdleCollector(threads.busy, (1, NEVER, NEVER))
+    monkeypatch.setattr(collector, "idle_collector", idle)
+    served = asyncio.ensure_future(collector.when_idle(threads)({"type": "http"}, None, None))
+    try:
+        await inside.wait()
+        kept = allocate(100)
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert idle.runs == [0, 0, 0]
+        release.set()
+        await served
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert idle.runs[0] >= 1
+        del kept
+    finally:
+        release.set()
+        idle.stop()
+
+
+def test_the_automatic_collection_becomes_the_backstop():
+    assert collector.backstop((10_000, 10, 100), (5_000, 20, 100)) == (10_000, 20, 100)
+    assert collector.backstop((700, 10, 10), (5_000, 20, 100)) == (10_000, 20, 100)
+
+
+def collector_of_a_server_process(**env: str) -> dict:
+    """The collector's settings in a fresh process that loaded the site's ASGI application."""
+    script = (
+        "import gc, json, pdc_site.asgi; from pdc_site import collector as c; "
+        "print(json.dumps({'threshold': gc.get_threshold(), "
+        "'idle': c.idle_collector.schedule if c.idle_collector else None}))"
+    )
+    names = ("GC_FREEZE", "GC_THRESHOLD", "GC_WHEN_IDLE", "GC_IDLE_THRESHOLD")
+    clean = {k: v for k, v in os.environ.items() if k not in names}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**clean, "GC_FREEZE": "0", **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_server_process_collects_when_idle_with_the_automatic_collection_as_backstop():
+    settings = collector_of_a_server_process()
+    assert settings["idle"] == list(collector.DEFAULT_IDLE_THRESHOLD)
+    expected = collector.backstop(collector.DEFAULT_THRESHOLD, collector.DEFAULT_IDLE_THRESHOLD)
+    assert settings["threshold"] == list(expected)
+
+
+def test_gc_when_idle_0_leaves_every_collection_to_python():
+    settings = collector_of_a_server_process(GC_WHEN_IDLE="0")
+    assert settings == {"threshold": list(collector.DEFAULT_THRESHOLD), "idle": None}
