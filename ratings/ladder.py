@@ -265,6 +265,10 @@ def _ratings() -> str:
     return connection.ops.quote_name(Rating._meta.db_table)
 
 
+def _changes_table() -> str:
+    return connection.ops.quote_name(LadderChange._meta.db_table)
+
+
 def _viewer_sql() -> str:
     """A CTE ``mine`` with the viewer's rating in the game and its rank (``%s``: the game, the
     viewer's id, the game), the way ``standings`` ranks it; no row for a viewer not rated. The
@@ -636,16 +640,22 @@ def standings(user: Any) -> dict[str, Standing]:
 def standings_sql(user: Any) -> tuple[str, list[Any]]:
     """The query of ``standings``, for a caller that sends it with others (``standings_from``
     reads its rows)."""
+    return _standings_sql(user.pk), [user.pk]
+
+
+def _standings_sql(user_id: int, more_columns: str = "") -> str:
+    """Rows of ``(game, value, matches, wins, the players in the buckets above, those above
+    in the rating's bucket)``, then ``more_columns`` (of the rating ``r``)."""
     floor = _floor_sql("r.value")
-    sql = f"""
+    return f"""
         SELECT r.game, r.value, r.matches, r.wins,
             (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
              WHERE b.game = r.game AND b.bucket > CAST({floor} AS INTEGER)),
             (SELECT COUNT(*) FROM {_ratings()} o
              WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1)
+            {more_columns}
         FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
     """
-    return sql, [user.pk]
 
 
 def standings_from(rows: list[tuple]) -> dict[str, Standing]:
@@ -685,8 +695,9 @@ def generation_sql(game: str) -> tuple[str, list[Any]]:
     The sum grows with every committed write of one of the game's ratings, whichever order
     transactions commit in; the highest id tells apart two states of equal sum on either side
     of a rolled-back write (PostgreSQL never hands an id out twice) and moves on with a fold."""
-    table = connection.ops.quote_name(LadderChange._meta.db_table)
-    return f"SELECT COALESCE(SUM(changes), 0), MAX(id) FROM {table} WHERE game = %s", [game]
+    return f"SELECT COALESCE(SUM(changes), 0), MAX(id) FROM {_changes_table()} WHERE game = %s", [
+        game
+    ]
 
 
 def generation_from(rows: list[tuple]) -> Generation:
@@ -696,9 +707,8 @@ def generation_from(rows: list[tuple]) -> Generation:
 
 def generations() -> dict[str, Generation]:
     """Every game's generation, in one query (a game nobody is rated in has none)."""
-    table = connection.ops.quote_name(LadderChange._meta.db_table)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT game, SUM(changes), MAX(id) FROM {table} GROUP BY game")
+        cursor.execute(f"SELECT game, SUM(changes), MAX(id) FROM {_changes_table()} GROUP BY game")
         return {game: (int(total), highest) for game, total, highest in cursor.fetchall()}
 
 
@@ -712,7 +722,7 @@ def changes_since_sql(game: str, since: Generation) -> tuple[str, list[Any]]:
     rows of ``(sum, highest id, changes, user_id, value_before, value_after, name)`` (the moved
     rating's name now), at least one (the change columns NULL when there is none) and at most
     one more than ``CHANGES_CHECKED``."""
-    table = connection.ops.quote_name(LadderChange._meta.db_table)
+    table = _changes_table()
     sql = f"""
         WITH generation AS (
             SELECT COALESCE(SUM(changes), 0) AS total, MAX(id) AS highest FROM {table}
@@ -728,6 +738,19 @@ def changes_since_sql(game: str, since: Generation) -> tuple[str, list[Any]]:
     """
     highest = since[1] if since[1] is not None else 0
     return sql, [game, game, highest, CHANGES_CHECKED + 1, game]
+
+
+def _all_changes_since(counts: list[int], since: Generation, now: Generation) -> bool:
+    """Whether change rows of these counts are all the changes from ``since`` to ``now``: few
+    enough to check, and adding up to the growth of the sum (a write that committed late, with
+    a lower id, adds to the sum without a row among them)."""
+    return len(counts) <= CHANGES_CHECKED and sum(counts) == now[0] - since[0]
+
+
+def _rank_shift(before: float, after: float, value: float) -> int:
+    """How a rating moving from ``before`` to ``after`` changes the rank of a rating of
+    ``value`` (a rank is one more than the ratings above it)."""
+    return (after > value) - (before > value)
 
 
 def carried_page(
@@ -755,7 +778,7 @@ def carried_page(
     if (int(found[0][0]), found[0][1]) != now:
         return None
     changes = [row[2:] for row in found if row[2] is not None]
-    if len(changes) > CHANGES_CHECKED or sum(row[0] for row in changes) != now[0] - since[0]:
+    if not _all_changes_since([row[0] for row in changes], since, now):
         return None
     on_page = {row.user_id for row in page.rows}
     values = sorted(row.value for row in page.rows)
@@ -770,7 +793,7 @@ def carried_page(
         if _may_keep(user_id, name, search, only):
             return None  # it may join the page, or leave a place on it
         for i, row in enumerate(page.rows):
-            shifts[i] += (after > row.value) - (before > row.value)
+            shifts[i] += _rank_shift(before, after, row.value)
     if not any(shifts):
         return page
     rows = [
@@ -1028,26 +1051,15 @@ def _standings_key(user_id: int) -> tuple:
     return (connection.settings_dict["NAME"], user_id)
 
 
-def _changes_table() -> str:
-    return connection.ops.quote_name(LadderChange._meta.db_table)
-
-
 def fresh_standings_sql(user_id: int) -> tuple[str, list[Any]]:
     """``standings_sql`` with each game's generation, in one statement so that both see one
     state of the ladder: rows of ``(game, value, matches, wins, the players in the buckets
     above, those above in the rating's bucket, the generation's sum, its highest id)``."""
-    floor = _floor_sql("r.value")
-    sql = f"""
-        SELECT r.game, r.value, r.matches, r.wins,
-            (SELECT COALESCE(SUM(b.players), 0) FROM {_buckets()} b
-             WHERE b.game = r.game AND b.bucket > CAST({floor} AS INTEGER)),
-            (SELECT COUNT(*) FROM {_ratings()} o
-             WHERE o.game = r.game AND o.value > r.value AND o.value < {floor} + 1),
-            (SELECT COALESCE(SUM(c.changes), 0) FROM {_changes_table()} c WHERE c.game = r.game),
-            (SELECT MAX(c.id) FROM {_changes_table()} c WHERE c.game = r.game)
-        FROM {_ratings()} r WHERE r.user_id = %s ORDER BY r.game
+    generation = f"""
+        , (SELECT COALESCE(SUM(c.changes), 0) FROM {_changes_table()} c WHERE c.game = r.game),
+        (SELECT MAX(c.id) FROM {_changes_table()} c WHERE c.game = r.game)
     """
-    return sql, [user_id]
+    return _standings_sql(user_id, generation), [user_id]
 
 
 def player_ratings_sql(user_id: int) -> tuple[str, list[Any]]:
@@ -1084,10 +1096,7 @@ def standings_read_from(
     the changes since what was kept cannot tell a rank (read afresh: ``standings_afresh``)."""
     if not read.kept:
         rows = found[0]
-        standings = {
-            game: Standing(game, value, matches, wins, int(above) + int(in_bucket) + 1)
-            for game, value, matches, wins, above, in_bucket, _total, _highest in rows
-        }
+        standings = standings_from([row[:6] for row in rows])
         generations = {row[0]: (int(row[6]), row[7]) for row in rows}
     else:
         ratings, changes = found
@@ -1128,13 +1137,13 @@ def carried_rank(
     if now == since:
         return standing.rank
     mine = [row for row in moved if row[0] == standing.game and row[2] > (since[1] or 0)]
-    if len(mine) > CHANGES_CHECKED or sum(row[1] for row in mine) != now[0] - since[0]:
+    if not _all_changes_since([row[1] for row in mine], since, now):
         return None
     value, shift = standing.value, 0
     for _game, _n, _id, mover, before, after in mine:
         if mover is None or mover == user_id or before is None or after is None:
             return None
-        shift += (after > value) - (before > value)
+        shift += _rank_shift(before, after, value)
     return standing.rank + shift
 
 
