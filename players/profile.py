@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from games.bot_profiles import bot_url
 from games.engines import all_engines
 from games.models import Match, Seat
+from pdc_site.links import around_argument
 from ratings import ladder
 from ratings.charts import DRAWN, render_charts
 from ratings.models import RatingChange
@@ -317,15 +318,8 @@ def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
 def match_replay_url(match_id: int) -> str:
     """What ``reverse("games:replay", args=[match_id])`` gives, without reversing ten times a
     profile (two thirds of the CPU of its recent matches' rows, drawn afresh)."""
-    prefix, suffix = _replay_url_parts(get_script_prefix())
+    prefix, suffix = around_argument("games:replay", "918273645")
     return f"{prefix}{int(match_id)}{suffix}"
-
-
-@lru_cache(maxsize=8)
-def _replay_url_parts(script_prefix: str) -> tuple[str, str]:
-    marker = 918273645
-    prefix, suffix = reverse("games:replay", args=[marker]).split(str(marker))
-    return prefix, suffix
 
 
 def opponent(game: str, seat: tuple) -> dict[str, Any]:

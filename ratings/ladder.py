@@ -9,16 +9,15 @@ import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
 from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
-from django.urls import get_script_prefix, reverse
 from django.utils.translation import gettext_lazy as _
 
 from games.models import Match, Seat
+from pdc_site.links import around_argument
 
 from .kept import KeptInProcess
 from .models import LadderBucket, LadderChange, Rating, RatingChange
@@ -86,7 +85,7 @@ class LadderRow(ShownRating):
 
 def profile_url(username: str) -> str:
     """What ``{% url 'profile' username %}`` gives, without reversing fifty times a page."""
-    prefix, suffix = _profile_url_parts(get_script_prefix())
+    prefix, suffix = _profile_url_parts()
     return prefix + quote(username, safe=URL_SAFE) + suffix
 
 
@@ -94,10 +93,8 @@ def profile_url(username: str) -> str:
 URL_SAFE = "!$&'()*+,;=/~:@"
 
 
-@lru_cache(maxsize=8)
-def _profile_url_parts(script_prefix: str) -> tuple[str, str]:
-    marker = "PROFILE-NAME"
-    return tuple(reverse("profile", args=[marker]).split(marker))  # type: ignore[return-value]
+def _profile_url_parts() -> tuple[str, str]:
+    return around_argument("profile", "PROFILE-NAME")
 
 
 def display_rows(rows: list[LadderRow]) -> list[dict[str, Any]]:
@@ -105,7 +102,7 @@ def display_rows(rows: list[LadderRow]) -> list[dict[str, Any]]:
     finds a key of a dictionary at once, where an attribute costs it a failed lookup first, and
     the levels are translated once for the page rather than once a row."""
     levels = [(bound, str(label)) for bound, label in LEVELS]
-    prefix, suffix = _profile_url_parts(get_script_prefix())
+    prefix, suffix = _profile_url_parts()
     return [
         {
             "rank": row.rank,
