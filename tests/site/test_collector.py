@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,25 +21,41 @@ from pdc_site.loop_watch import LONG_SECONDS, LoopWatch, Stalls
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def collector_of_a_server_process(**env: str) -> dict:
-    """The collector's settings in a fresh process that loaded the site's ASGI application
-    (a process of its own: freezing is for the whole process)."""
+#: The settings of the collector, unset in a fresh process unless a test gives them.
+GC_SETTINGS = ("GC_FREEZE", "GC_THRESHOLD", "GC_WHEN_IDLE", "GC_IDLE_THRESHOLD")
+
+
+def what_a_server_process_reports(
+    expression: str, *, unset: tuple[str, ...], env: dict[str, str]
+) -> Any:
+    """``expression`` (of ``gc``, ``sys`` and ``c``, the collector module), as JSON, in a fresh
+    process that loaded the site's ASGI application (a process of its own: the collector and
+    the GIL are set for the whole process) with ``unset`` removed from its environment and
+    ``env`` added."""
     script = (
-        "import gc, json, pdc_site.asgi; "
-        "print(json.dumps({'threshold': gc.get_threshold(), 'frozen': gc.get_freeze_count()}))"
+        "import gc, json, sys, pdc_site.asgi; from pdc_site import collector as c; "
+        f"print(json.dumps({expression}))"
     )
-    names = ("GC_FREEZE", "GC_THRESHOLD", "GC_WHEN_IDLE")
-    clean = {k: v for k, v in os.environ.items() if k not in names}
-    # The automatic collection alone (``test_idle_collections.py`` checks it beside the idle one).
+    clean = {k: v for k, v in os.environ.items() if k not in unset}
     done = subprocess.run(
         [sys.executable, "-c", script],
         cwd=ROOT,
-        env={**clean, "GC_WHEN_IDLE": "0", **env},
+        env={**clean, **env},
         capture_output=True,
         text=True,
         check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def collector_of_a_server_process(**env: str) -> dict:
+    """The collector's settings in a fresh process that loaded the site's ASGI application."""
+    # The automatic collection alone (``test_idle_collections.py`` checks it beside the idle one).
+    return what_a_server_process_reports(
+        "{'threshold': gc.get_threshold(), 'frozen': gc.get_freeze_count()}",
+        unset=GC_SETTINGS,
+        env={"GC_WHEN_IDLE": "0", **env},
+    )
 
 
 def test_a_server_process_freezes_what_its_start_up_made_and_collects_young_objects_less_often():
@@ -88,16 +105,9 @@ def test_the_watch_times_every_collection_by_its_generation_and_stops_with_its_c
 
 def switch_interval_of_a_server_process(**env: str) -> float:
     """``sys.getswitchinterval()`` in a fresh process that loaded the site's ASGI application."""
-    clean = {k: v for k, v in os.environ.items() if k != "GIL_SWITCH_INTERVAL"}
-    done = subprocess.run(
-        [sys.executable, "-c", "import sys, pdc_site.asgi; print(sys.getswitchinterval())"],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        check=True,
+    return what_a_server_process_reports(
+        "sys.getswitchinterval()", unset=("GIL_SWITCH_INTERVAL",), env=env
     )
-    return float(done.stdout.strip().splitlines()[-1])
 
 
 def test_a_server_process_sets_the_gil_switch_interval_the_setting_names():

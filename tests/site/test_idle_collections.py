@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +14,8 @@ from pdc_site import collector
 from pdc_site.collector import IdleCollector
 from pdc_site.request_threads import RequestThreads
 
-ROOT = Path(__file__).resolve().parents[2]
+from .test_collector import GC_SETTINGS, what_a_server_process_reports
+
 #: A count no test reaches.
 NEVER = 10**9
 
@@ -133,22 +129,12 @@ def test_the_automatic_collection_becomes_the_backstop():
 
 def collector_of_a_server_process(**env: str) -> dict:
     """The collector's settings in a fresh process that loaded the site's ASGI application."""
-    script = (
-        "import gc, json, pdc_site.asgi; from pdc_site import collector as c; "
-        "print(json.dumps({'threshold': gc.get_threshold(), "
-        "'idle': c.idle_collector.schedule if c.idle_collector else None}))"
+    return what_a_server_process_reports(
+        "{'threshold': gc.get_threshold(),"
+        " 'idle': c.idle_collector.schedule if c.idle_collector else None}",
+        unset=GC_SETTINGS,
+        env={"GC_FREEZE": "0", **env},
     )
-    names = ("GC_FREEZE", "GC_THRESHOLD", "GC_WHEN_IDLE", "GC_IDLE_THRESHOLD")
-    clean = {k: v for k, v in os.environ.items() if k not in names}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env={**clean, "GC_FREEZE": "0", **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_a_server_process_collects_when_idle_with_the_automatic_collection_as_backstop():
