@@ -11,6 +11,8 @@ Heroes (``--hero``), each against two level 2 bots, the hero's seat rotating wit
 
 - ``honest``: main's level 3 (``bot_move`` at level 3), the baseline on these games;
 - ``clairvoyant``: the same search, reward and budget, its playouts rolling the tape's dice;
+- ``clairvoyant-own`` / ``clairvoyant-others``: the same, knowing only its own rolls in the
+  round / only the others' (the rest drawn as level 3 draws them), to see which knowledge counts;
 - ``perfect``: the tape's dice and the others playing in the playouts exactly as the real level
   2 bots would (their own random numbers copied), the hero's later placements by level 1; with
   nothing unknown one world a candidate is enough (``--iterations`` counts playouts).
@@ -115,6 +117,31 @@ def clairvoyant(seat: Seat, iterations: int, candidates: int) -> Move:
     return _search(seat, rollout, iterations, candidates)
 
 
+def clairvoyant_own(seat: Seat, iterations: int, candidates: int) -> Move:
+    """The clairvoyant search knowing its own rolls only (the others' drawn as level 3 does)."""
+    return _partly_clairvoyant(seat, iterations, candidates, own=True)
+
+
+def clairvoyant_others(seat: Seat, iterations: int, candidates: int) -> Move:
+    """The clairvoyant search knowing the others' rolls only (its own drawn as level 3 does)."""
+    return _partly_clairvoyant(seat, iterations, candidates, own=False)
+
+
+def _partly_clairvoyant(seat: Seat, iterations: int, candidates: int, own: bool) -> Move:
+    tape = seat.tape
+
+    def chance(state: State, rng: random.Random) -> Move:
+        if state["phase"] == "roll" and (state["turn"] == seat.view["you"]) == own:
+            return tape.chance(state)
+        return ENGINE.sample_chance(state, rng)
+
+    def rollout(state: State, me: int, rng: random.Random) -> float:
+        ended, _ = _round_played_out(state, me, rng, ENGINE.advance, chance)
+        return round_end_reward(ended, me)
+
+    return _search(seat, rollout, iterations, candidates)
+
+
 def perfect(seat: Seat, iterations: int, candidates: int) -> Move:
     """The real dice and the others' real replies (level 2 with its own random numbers copied) in
     every playout; the hero's later placements by level 1."""
@@ -158,7 +185,13 @@ def _search(seat: Seat, rollout: search.Rollout, iterations: int, candidates: in
     )
 
 
-HEROES: dict[str, Hero] = {"honest": honest, "clairvoyant": clairvoyant, "perfect": perfect}
+HEROES: dict[str, Hero] = {
+    "honest": honest,
+    "clairvoyant": clairvoyant,
+    "clairvoyant-own": clairvoyant_own,
+    "clairvoyant-others": clairvoyant_others,
+    "perfect": perfect,
+}
 
 
 @dataclass
