@@ -14,7 +14,8 @@ from django.utils.translation import gettext
 
 from games.engines import get_engine
 from games.models import Invitation, Match
-from ratings.charts import date_formatter, escape
+from pdc_site.dates import date_formatter
+from ratings.charts import escape
 
 from . import friends
 

@@ -13,16 +13,15 @@ import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from html import escape as html_escape
 from typing import Any
 
 from django.db import connection
 from django.utils import timezone, translation
-from django.utils.dateformat import DateFormat, re_escaped, re_formatchars
-from django.utils.formats import get_format
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
+
+from pdc_site.dates import date_formatter
 
 from .kept import KeptInProcess
 
@@ -244,38 +243,6 @@ def _description(chart: Chart) -> str:
         "low": chart.low,
         "high": chart.high,
     }
-
-
-def date_formatter(format_name: str) -> Callable[[datetime], str]:
-    """What the template's ``date`` filter prints of a date, in the active time zone, in the
-    active language's format ``format_name``, for many dates: the format and the time zone
-    looked up once, and the format split once per process (Django splits it again for every
-    date; a chart's hundred point titles spent most of their drawing there)."""
-    pieces = _format_pieces(str(get_format(format_name)))
-    zone = timezone.get_current_timezone()
-
-    def format_date(when: datetime) -> str:
-        if timezone.is_aware(when):
-            when = when.astimezone(zone)
-        formatter = DateFormat(when)
-        return "".join(
-            text if method is None else str(getattr(formatter, method)()) for text, method in pieces
-        )
-
-    return format_date
-
-
-@lru_cache(maxsize=64)
-def _format_pieces(format_string: str) -> tuple[tuple[str, str | None], ...]:
-    """A date format as ``DateFormat.format`` reads it: literal text (backslash escapes
-    resolved), or the name of the method that prints a format character."""
-    pieces: list[tuple[str, str | None]] = []
-    for i, piece in enumerate(re_formatchars.split(format_string)):
-        if i % 2:
-            pieces.append(("", piece))
-        elif piece:
-            pieces.append((re_escaped.sub(r"\1", piece), None))
-    return tuple(pieces)
 
 
 #: Drawings kept per process (charts and profiles' recent matches, a few KB each).
