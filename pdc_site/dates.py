@@ -15,6 +15,7 @@ import calendar
 from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
+from html import escape as html_escape
 
 from django.utils import dates, timezone
 from django.utils.dateformat import DateFormat, re_escaped, re_formatchars
@@ -25,12 +26,14 @@ from django.utils.translation import get_language, gettext
 Piece = Callable[[datetime], str]
 
 
-def date_formatter(format_name: str) -> Callable[[datetime], str]:
+def date_formatter(format_name: str, *, escaped: bool = False) -> Callable[[datetime], str]:
     """What ``{{ when|date:format_name }}`` prints, as a function of ``when``: in the active
     time zone (aware datetimes; naive ones as they are, as the template leaves them) and the
     active language's format ``format_name`` (or a format string itself, as the filter takes
-    it). Build it once for many datetimes: the zone and format are read when it is built."""
-    pieces = _pieces(str(get_format(format_name)), get_language())
+    it). Build it once for many datetimes: the zone and format are read when it is built.
+    ``escaped``: the text HTML-escaped, as the template prints it; its words and literal text
+    are escaped once here, the digits need none."""
+    pieces = _pieces(str(get_format(format_name)), get_language(), escaped)
     zone = timezone.get_current_timezone()
 
     def format_date(when: datetime) -> str:
@@ -41,18 +44,19 @@ def date_formatter(format_name: str) -> Callable[[datetime], str]:
     return format_date
 
 
-@lru_cache(maxsize=64)
-def _pieces(format_string: str, language: str | None) -> tuple[Piece, ...]:
+@lru_cache(maxsize=128)
+def _pieces(format_string: str, language: str | None, escaped: bool) -> tuple[Piece, ...]:
     """``format_string`` as ``DateFormat.format`` reads it, one function per piece: literal text
     (backslash escapes resolved) or a format character. Kept per language: the words are
     translated here, in the language active now, which ``language`` names."""
-    characters = _characters()
+    text = html_escape if escaped else str
+    characters = _characters(text)
     pieces: list[Piece] = []
     for i, piece in enumerate(re_formatchars.split(format_string)):
         if i % 2:
-            pieces.append(characters.get(piece) or _asked_of_django(piece))
+            pieces.append(characters.get(piece) or _asked_of_django(piece, text))
         elif piece:
-            pieces.append(_literal(re_escaped.sub(r"\1", piece)))
+            pieces.append(_literal(text(re_escaped.sub(r"\1", piece))))
     return tuple(pieces)
 
 
@@ -60,24 +64,27 @@ def _literal(text: str) -> Piece:
     return lambda when: text
 
 
-def _asked_of_django(character: str) -> Piece:
+def _asked_of_django(character: str, text: Callable[[str], str]) -> Piece:
     """A character that prints the time zone: ``DateFormat``'s own answer, which depends on
     whether the datetime falls in a DST gap or overlap."""
-    return lambda when: str(getattr(DateFormat(when), character)())
+    return lambda when: text(str(getattr(DateFormat(when), character)()))
 
 
-def _characters() -> dict[str, Piece]:
+def _characters(text: Callable[[str], str]) -> dict[str, Piece]:
     """Every format character that prints only the local wall clock and words, as
-    ``DateFormat`` prints it, with the words translated in the active language."""
-    am, pm = gettext("a.m."), gettext("p.m.")
-    big_am, big_pm = gettext("AM"), gettext("PM")
-    midnight, noon = gettext("midnight"), gettext("noon")
-    months = _words(dates.MONTHS)
-    months_3 = _words(dates.MONTHS_3)
-    months_alt = _words(dates.MONTHS_ALT)
-    months_ap = _words(dates.MONTHS_AP)
-    weekdays = _words(dates.WEEKDAYS)
-    weekdays_abbr = _words(dates.WEEKDAYS_ABBR)
+    ``DateFormat`` prints it, with the words translated in the active language and passed
+    through ``text`` (``str``, or ``html.escape``: digits need no escaping)."""
+    am, pm = text(gettext("a.m.")), text(gettext("p.m."))
+    big_am, big_pm = text(gettext("AM")), text(gettext("PM"))
+    midnight, noon = text(gettext("midnight")), text(gettext("noon"))
+    months = _words(dates.MONTHS, text)
+    months_3 = _words(dates.MONTHS_3, text)
+    months_alt = _words(dates.MONTHS_ALT, text)
+    months_ap = _words(dates.MONTHS_AP, text)
+    weekdays = _words(dates.WEEKDAYS, text)
+    weekdays_abbr = _words(dates.WEEKDAYS_ABBR, text)
+    # Django titles the three letters before the template escapes them: "M" escapes its own.
+    months_3_titled = {number: text(str(word).title()) for number, word in dates.MONTHS_3.items()}
 
     def twelve_hours(when: datetime) -> str:  # f
         hour, minute = when.hour % 12 or 12, when.minute
@@ -107,7 +114,7 @@ def _characters() -> dict[str, Piece]:
         "l": lambda when: weekdays[when.weekday()],
         "L": lambda when: str(calendar.isleap(when.year)),
         "m": lambda when: f"{when.month:02d}",
-        "M": lambda when: months_3[when.month].title(),
+        "M": lambda when: months_3_titled[when.month],
         "n": lambda when: str(when.month),
         "N": lambda when: months_ap[when.month],
         "o": lambda when: str(when.isocalendar().year),
@@ -124,9 +131,9 @@ def _characters() -> dict[str, Piece]:
     }
 
 
-def _words(lazy: dict[int, object]) -> dict[int, str]:
+def _words(lazy: dict[int, object], text: Callable[[str], str]) -> dict[int, str]:
     """Django's table of month or weekday names, translated now."""
-    return {number: str(word) for number, word in lazy.items()}
+    return {number: text(str(word)) for number, word in lazy.items()}
 
 
 def _ordinal_suffix(when: datetime) -> str:  # S, English only, as in Django

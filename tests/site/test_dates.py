@@ -25,14 +25,14 @@ ZONES = (
     "Asia/Kolkata",
 )
 #: The formats the site prints, and one with every format character Django knows (backslashes
-#: escape a character, as in Django).
+#: escape a character, as in Django), and one with text to escape.
 FORMATS = (
     "DATE_FORMAT",
     "SHORT_DATE_FORMAT",
     "SHORT_DATETIME_FORMAT",
     "DATETIME_FORMAT",
     "aAbcdDeEfFgGhHiIjlLmMnNoOPrsStTuUwWyYzZ",
-    r"\Y\e\s: jS \o\f F, P",
+    r"\Y\e\s: jS \o\f F, P <&> 'M' \"N\"",
 )
 
 
@@ -73,6 +73,9 @@ def test_the_formatter_prints_what_the_date_filter_prints(language):
                     drawn = template.render(Context({"whens": whens, "f": format_name}))
                     formatter = date_formatter(format_name)
                     mine = "".join(f"{escape(formatter(when))}\n" for when in whens)
+                    assert mine.splitlines() == drawn.splitlines(), (language, zone, format_name)
+                    escaped = date_formatter(format_name, escaped=True)
+                    mine = "".join(f"{escaped(when)}\n" for when in whens)
                     assert mine.splitlines() == drawn.splitlines(), (language, zone, format_name)
                     compared += len(whens)
     assert compared > 20_000
