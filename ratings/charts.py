@@ -261,9 +261,16 @@ DRAWN: KeptInProcess[Hashable, str] = KeptInProcess(DRAWINGS_KEPT)
 
 def chart_keys(charts: dict[str, tuple[Hashable, str]]) -> dict[str, Hashable]:
     """The key of each chart of ``render_charts`` in ``DRAWN``, for a caller that reads them
-    together with keys of its own."""
+    together with keys of its own: what it shows, its title, the database, language and time
+    zone (these three looked up once for all the charts)."""
+    around = (
+        connection.settings_dict["NAME"],
+        translation.get_language(),
+        timezone.get_current_timezone_name(),
+    )
     return {
-        chart_id: _chart_key(chart_id, shown, title) for chart_id, (shown, title) in charts.items()
+        chart_id: ("rating-chart", chart_id, shown, title, *around)
+        for chart_id, (shown, title) in charts.items()
     }
 
 
@@ -276,31 +283,30 @@ def render_charts(
     its title, the database, language and time zone: a player's chart changes only when they
     play a rated match, and a busy profile is read far more often than that. ``load_points``
     (chart_id -> points) is called only when one of them must be drawn."""
-    found = DRAWN.get_many(chart_keys(charts).values())
-    missing = missing_charts(charts, found)
+    keys = chart_keys(charts)
+    found = DRAWN.get_many(keys.values())
+    missing = missing_charts(keys, found)
     points = load_points() if missing else {}
-    svgs, drawn = draw_charts(charts, found, points)
+    svgs, drawn = draw_charts(charts, keys, found, points)
     DRAWN.set_many(drawn)
     return svgs
 
 
-def missing_charts(
-    charts: dict[str, tuple[Hashable, str]], found: Mapping[Hashable, Any]
-) -> list[str]:
-    """The ids of the charts ``DRAWN`` did not hold (``found``: what was read of it)."""
-    keys = chart_keys(charts)
-    return [chart_id for chart_id in charts if keys[chart_id] not in found]
+def missing_charts(keys: dict[str, Hashable], found: Mapping[Hashable, Any]) -> list[str]:
+    """The ids of the charts (``keys``: ``chart_keys``) that ``DRAWN`` did not hold (``found``:
+    what was read of it)."""
+    return [chart_id for chart_id, key in keys.items() if key not in found]
 
 
 def draw_charts(
     charts: dict[str, tuple[Hashable, str]],
+    keys: dict[str, Hashable],
     found: Mapping[Hashable, Any],
     points: Mapping[str, Sequence[tuple[datetime, float]]],
 ) -> tuple[dict[str, SafeString], dict[Hashable, str]]:
     """``render_charts`` without reading or keeping: each chart from ``found`` (what was read of
-    ``DRAWN``) or drawn from ``points``; and what was drawn, by key, for the caller to keep with
-    whatever else it keeps."""
-    keys = chart_keys(charts)
+    ``DRAWN`` under ``keys``, from ``chart_keys``) or drawn from ``points``; and what was drawn,
+    by key, for the caller to keep with whatever else it keeps."""
     svgs = {chart_id: SafeString(found[key]) for chart_id, key in keys.items() if key in found}
     drawn = {}
     for chart_id in charts:
@@ -310,15 +316,3 @@ def draw_charts(
             )
             drawn[keys[chart_id]] = str(svgs[chart_id])
     return svgs, drawn
-
-
-def _chart_key(chart_id: str, shown: Hashable, title: str) -> Hashable:
-    return (
-        "rating-chart",
-        connection.settings_dict["NAME"],
-        chart_id,
-        shown,
-        title,
-        translation.get_language(),
-        timezone.get_current_timezone_name(),
-    )
