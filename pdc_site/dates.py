@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
 from html import escape as html_escape
+from operator import attrgetter
 
 from django.utils import dates, timezone
 from django.utils.dateformat import DateFormat, re_escaped, re_formatchars
@@ -25,6 +26,21 @@ from django.utils.translation import get_language, gettext
 #: A piece of a format: the text it prints of a local datetime.
 Piece = Callable[[datetime], str]
 
+#: Format characters that print a number of the local datetime, as ``DateFormat`` prints them:
+#: the %-conversion and the attribute.
+NUMBERS = {
+    "d": ("%02d", "day"),
+    "j": ("%d", "day"),
+    "m": ("%02d", "month"),
+    "n": ("%d", "month"),
+    "Y": ("%04d", "year"),
+    "G": ("%d", "hour"),
+    "H": ("%02d", "hour"),
+    "i": ("%02d", "minute"),
+    "s": ("%02d", "second"),
+    "u": ("%06d", "microsecond"),
+}
+
 
 def date_formatter(format_name: str, *, escaped: bool = False) -> Callable[[datetime], str]:
     """What ``{{ when|date:format_name }}`` prints, as a function of ``when``: in the active
@@ -33,35 +49,49 @@ def date_formatter(format_name: str, *, escaped: bool = False) -> Callable[[date
     it). Build it once for many datetimes: the zone and format are read when it is built.
     ``escaped``: the text HTML-escaped, as the template prints it; its words and literal text
     are escaped once here, the digits need none."""
-    pieces = _pieces(str(get_format(format_name)), get_language(), escaped)
+    template, values = _compiled(str(get_format(format_name)), get_language(), escaped)
     zone = timezone.get_current_timezone()
 
     def format_date(when: datetime) -> str:
         if when.utcoffset() is not None:
             when = when.astimezone(zone)
-        return "".join([piece(when) for piece in pieces])
+        return template % values(when)
 
     return format_date
 
 
 @lru_cache(maxsize=128)
-def _pieces(format_string: str, language: str | None, escaped: bool) -> tuple[Piece, ...]:
-    """``format_string`` as ``DateFormat.format`` reads it, one function per piece: literal text
-    (backslash escapes resolved) or a format character. Kept per language: the words are
+def _compiled(
+    format_string: str, language: str | None, escaped: bool
+) -> tuple[str, Callable[[datetime], tuple]]:
+    """``format_string`` as ``DateFormat.format`` reads it, as one %-template and the function
+    giving its values: literal text (backslash escapes resolved) goes into the template, each
+    format character is a conversion of the template (numbers, as read by one ``attrgetter``
+    when the format holds nothing else) and a value. Kept per language: the words are
     translated here, in the language active now, which ``language`` names."""
     text = html_escape if escaped else str
     characters = _characters(text)
+    template: list[str] = []
+    numbers: list[str] = []
     pieces: list[Piece] = []
     for i, piece in enumerate(re_formatchars.split(format_string)):
-        if i % 2:
+        if not i % 2:
+            template.append(text(re_escaped.sub(r"\1", piece)).replace("%", "%%"))
+        elif piece in NUMBERS:
+            conversion, attribute = NUMBERS[piece]
+            template.append(conversion)
+            numbers.append(attribute)
+            pieces.append(attrgetter(attribute))
+        else:
+            template.append("%s")
             pieces.append(characters.get(piece) or _asked_of_django(piece, text))
-        elif piece:
-            pieces.append(_literal(text(re_escaped.sub(r"\1", piece))))
-    return tuple(pieces)
+    return "".join(template), _values(pieces, numbers)
 
 
-def _literal(text: str) -> Piece:
-    return lambda when: text
+def _values(pieces: list[Piece], numbers: list[str]) -> Callable[[datetime], tuple]:
+    if len(numbers) > 1 and len(numbers) == len(pieces):
+        return attrgetter(*numbers)  # one call for them all, giving a tuple
+    return lambda when: tuple([piece(when) for piece in pieces])
 
 
 def _asked_of_django(character: str, text: Callable[[str], str]) -> Piece:
@@ -71,7 +101,7 @@ def _asked_of_django(character: str, text: Callable[[str], str]) -> Piece:
 
 
 def _characters(text: Callable[[str], str]) -> dict[str, Piece]:
-    """Every format character that prints only the local wall clock and words, as
+    """Every other format character that prints only the local wall clock and words, as
     ``DateFormat`` prints it, with the words translated in the active language and passed
     through ``text`` (``str``, or ``html.escape``: digits need no escaping)."""
     am, pm = text(gettext("a.m.")), text(gettext("p.m."))
@@ -100,33 +130,23 @@ def _characters(text: Callable[[str], str]) -> dict[str, Piece]:
         "A": lambda when: big_pm if when.hour > 11 else big_am,
         "b": lambda when: months_3[when.month],
         "c": lambda when: when.isoformat(),
-        "d": lambda when: f"{when.day:02d}",
         "D": lambda when: weekdays_abbr[when.weekday()],
         "E": lambda when: months_alt[when.month],
         "f": twelve_hours,
         "F": lambda when: months[when.month],
         "g": lambda when: str(when.hour % 12 or 12),
-        "G": lambda when: str(when.hour),
         "h": lambda when: f"{(when.hour % 12 or 12):02d}",
-        "H": lambda when: f"{when.hour:02d}",
-        "i": lambda when: f"{when.minute:02d}",
-        "j": lambda when: str(when.day),
         "l": lambda when: weekdays[when.weekday()],
         "L": lambda when: str(calendar.isleap(when.year)),
-        "m": lambda when: f"{when.month:02d}",
         "M": lambda when: months_3_titled[when.month],
-        "n": lambda when: str(when.month),
         "N": lambda when: months_ap[when.month],
         "o": lambda when: str(when.isocalendar().year),
         "P": hours_minutes_meridiem,
-        "s": lambda when: f"{when.second:02d}",
         "S": _ordinal_suffix,
         "t": lambda when: str(calendar.monthrange(when.year, when.month)[1]),
-        "u": lambda when: f"{when.microsecond:06d}",
         "w": lambda when: str((when.weekday() + 1) % 7),
         "W": lambda when: str(when.isocalendar().week),
         "y": lambda when: f"{(when.year % 100):02d}",
-        "Y": lambda when: f"{when.year:04d}",
         "z": lambda when: str(when.timetuple().tm_yday),
     }
 
