@@ -159,17 +159,35 @@ def build_chart(points: Sequence[tuple[datetime, float]]) -> Chart | None:
 
 
 def render_chart(
-    points: Sequence[tuple[datetime, float]], *, chart_id: str, title: str
+    points: Sequence[tuple[datetime, float]],
+    *,
+    chart_id: str,
+    title: str,
+    words: ChartWords | None = None,
 ) -> SafeString:
     """The chart as an ``<svg>`` element (empty when there are no points). ``chart_id`` prefixes
-    the ids of its title and description, so keep it unique on the page."""
+    the ids of its title and description, so keep it unique on the page. ``words``: the
+    charts' words and date formats, when several charts are drawn together."""
     chart = build_chart(points)
     if chart is None:
         return SafeString("")
-    return chart_svg(chart, chart_id=chart_id, title=title)
+    return chart_svg(chart, chart_id=chart_id, title=title, words=words)
 
 
-def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
+class ChartWords:
+    """What every chart prints the same in the active language and time zone: the points'
+    title and the dates' formats (escaped, as the template prints them), looked up once for a
+    profile's charts rather than once a chart."""
+
+    def __init__(self) -> None:
+        self.point_title = gettext("%(when)s: rating %(rating)s")
+        self.tick_text = date_formatter("SHORT_DATE_FORMAT", escaped=True)
+        self.when_text = date_formatter("SHORT_DATETIME_FORMAT", escaped=True)
+
+
+def chart_svg(
+    chart: Chart, *, chart_id: str, title: str, words: ChartWords | None = None
+) -> SafeString:
     """The markup of ``templates/ratings/chart.html`` for ``chart``, written in Python: the
     template engine spent about 40 µs a point on it. Every text printed is escaped, except what
     the chart computes itself and holds nothing to escape (coordinates, anchors, whole ratings:
@@ -199,7 +217,8 @@ def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
         f'    <line x1="{left}" x2="{right}" y1="{bottom}" y2="{bottom}" stroke="#888"'
         ' stroke-width="1"/>\n    '
     )
-    tick_text = date_formatter("SHORT_DATE_FORMAT", escaped=True)
+    words = words or ChartWords()
+    tick_text = words.tick_text
     for at, label, anchor in chart.x_ticks:
         parts.append(
             f'\n    <text x="{at}" y="{bottom}" dy="1.4em" text-anchor="{anchor}" fill="#555">'
@@ -210,8 +229,7 @@ def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
         ' stroke="#b3261e" stroke-width="2" stroke-linejoin="round"/>\n'
         '  <g class="chart-points" fill="#b3261e">\n    '
     )
-    point_title = gettext("%(when)s: rating %(rating)s")
-    when_text = date_formatter("SHORT_DATETIME_FORMAT", escaped=True)
+    point_title, when_text = words.point_title, words.when_text
     for x, y, when, value in chart.points:
         shown = point_title % {"when": when_text(when), "rating": value}
         parts.append(
@@ -309,10 +327,11 @@ def draw_charts(
     by key, for the caller to keep with whatever else it keeps."""
     svgs = {chart_id: SafeString(found[key]) for chart_id, key in keys.items() if key in found}
     drawn = {}
+    words = ChartWords() if len(svgs) < len(charts) else None
     for chart_id in charts:
         if chart_id not in svgs:
             svgs[chart_id] = render_chart(
-                points.get(chart_id, []), chart_id=chart_id, title=charts[chart_id][1]
+                points.get(chart_id, []), chart_id=chart_id, title=charts[chart_id][1], words=words
             )
             drawn[keys[chart_id]] = str(svgs[chart_id])
     return svgs, drawn
