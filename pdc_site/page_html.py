@@ -25,14 +25,16 @@ from ratings.charts import escape
 def page_html(
     request: HttpRequest,
     *,
-    title: str,
+    title: str = "",
+    title_html: str | None = None,
     head: str = "",
     content: str,
     incoming: int | None = None,
     token: str | None = None,
 ) -> str:
-    """The whole page: ``title`` (text, escaped here), ``head`` and ``content`` (markup, as
-    the blocks of the same names print them) in the site's shell. ``incoming``: the header's
+    """The whole page: ``title`` (text, escaped here) or ``title_html`` (markup, as the block
+    ``title`` prints it), ``head`` and ``content`` (markup, as the blocks of the same names
+    print them) in the site's shell. ``incoming``: the header's
     count of friend requests, when the page read it with its own reads; else read here, as the
     badge's context processor would. ``token``: the request's CSRF token, when the content
     printed one already (the template engine masks it once a page too)."""
@@ -74,7 +76,8 @@ def page_html(
     return (
         f'<!doctype html>\n\n<html lang="{escape(language)}">\n<head>\n'
         f"{words['head']}"
-        f"  <title>{escape(title)} · {words['pizza_games']}</title>\n"
+        f"  <title>{escape(title) if title_html is None else title_html}"
+        f" · {words['pizza_games']}</title>\n"
         f"{words['scripts']}"
         f"  {head}\n</head>\n"
         f'<body hx-headers=\'{{"X-CSRFToken": "{token}"}}\'>\n'

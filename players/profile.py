@@ -3,7 +3,7 @@ trophies, presence, and the friend button. A fixed number of queries, however mu
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -288,9 +288,12 @@ def recent_sql(target: Any, limit: int = ladder.RECENT_MATCHES) -> Statement:
 
 
 def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
-    """What the recent matches' table prints of each match, from ``recent_sql``'s rows."""
+    """What the recent matches' table prints of each match, from ``recent_sql``'s rows. The
+    links' prefixes are looked up once for the table rather than once a link."""
     names = game_names()
     as_datetime = column_converter(Match, "finished_at")
+    replay_url = match_replay_urls()
+    player_url = ladder.profile_urls()
     by_match: dict[int, list[tuple]] = {}
     for row in found:
         by_match.setdefault(row[0], []).append(row)
@@ -307,9 +310,11 @@ def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
                 "rank": mine[9],
                 "score": mine[8],
                 "players": len(seats),
-                "opponents": [opponent(game, seat) for seat in seats if seat is not mine],
+                "opponents": [
+                    opponent(game, seat, player_url) for seat in seats if seat is not mine
+                ],
                 "delta": None if delta is None else f"{round(delta):+d}",
-                "replay_url": match_replay_url(match_id),
+                "replay_url": replay_url(match_id),
             }
         )
     return rows
@@ -318,19 +323,26 @@ def recent_rows_from(target: Any, found: list[tuple]) -> list[dict[str, Any]]:
 def match_replay_url(match_id: int) -> str:
     """What ``reverse("games:replay", args=[match_id])`` gives, without reversing ten times a
     profile (two thirds of the CPU of its recent matches' rows, drawn afresh)."""
+    return match_replay_urls()(match_id)
+
+
+def match_replay_urls() -> Callable[[int], str]:
+    """``match_replay_url`` for many matches, the links' prefix looked up once."""
     prefix, suffix = around_argument("games:replay", "918273645")
-    return f"{prefix}{int(match_id)}{suffix}"
+    return lambda match_id: f"{prefix}{int(match_id)}{suffix}"
 
 
-def opponent(game: str, seat: tuple) -> dict[str, Any]:
+def opponent(
+    game: str, seat: tuple, player_url: Callable[[str], str] = ladder.profile_url
+) -> dict[str, Any]:
     """An opponent's entry in a recent match (a ``recent_sql`` row): a player links to their
-    profile, a bot to its level's page."""
+    profile (``player_url``), a bot to its level's page."""
     *_match, user_id, username, bot_level, score, rank = seat
     if user_id is None:
         name = str(_("Bot (level %(level)s)") % {"level": bot_level})
         url = bot_url(game, bot_level)
     else:
-        name, url = username, ladder.profile_url(username)
+        name, url = username, player_url(username)
     return {
         "name": name,
         "username": username if user_id is not None else None,

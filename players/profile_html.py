@@ -13,8 +13,9 @@ from django.middleware.csrf import get_token
 from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 
+from pdc_site.dates import date_formatter
 from pdc_site.page_html import page_html
-from ratings.charts import date_formatter, escape
+from ratings.charts import escape
 
 
 def profile_page_html(request: HttpRequest, context: dict[str, Any]) -> str:

@@ -14,7 +14,8 @@ from django.utils.translation import gettext
 
 from games.engines import get_engine
 from games.models import Invitation, Match
-from ratings.charts import date_formatter, escape
+from pdc_site.dates import date_formatter
+from ratings.charts import escape
 
 from . import friends
 
@@ -98,7 +99,8 @@ class RecentWords:
         self.place_of = gettext("%(rank)s of %(players)s")
         self.opponent_place = gettext("place %(rank)s, %(score)s points")
         self.of_match = gettext("of match %(id)s")
-        self.finished = date_formatter("SHORT_DATETIME_FORMAT")
+        #: Escaped as the template prints it.
+        self.finished = date_formatter("SHORT_DATETIME_FORMAT", escaped=True)
 
 
 def _recent_row_html(row: dict[str, Any], words: RecentWords) -> str:
@@ -123,7 +125,7 @@ def _recent_row_html(row: dict[str, Any], words: RecentWords) -> str:
         replay = '<span class="muted">–</span>'
     return (
         f'\n        <tr data-match="{escape(row["id"])}">'
-        f"\n          <td>{escape(finished_text)}</td>"
+        f"\n          <td>{finished_text}</td>"
         f"\n          <td>{escape(row['game'])}{friendly}</td>"
         f'\n          <td class="num">{place}</td>'
         f'\n          <td class="num">{escape(row["score"])}</td>'

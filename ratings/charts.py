@@ -13,16 +13,15 @@ import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from html import escape as html_escape
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
 from django.utils import timezone, translation
-from django.utils.dateformat import DateFormat, re_escaped, re_formatchars
-from django.utils.formats import get_format
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
+
+from pdc_site.dates import date_formatter
 
 from .kept import KeptInProcess
 
@@ -38,18 +37,21 @@ MAX_Y_TICKS = 5
 ONE_DAY = 86_400.0
 
 
-@dataclass(frozen=True)
-class ChartPoint:
+# Points and ticks are named tuples rather than frozen dataclasses: a chart makes one per match
+# and per gridline, and a frozen dataclass costs several times a tuple to make.
+class ChartPoint(NamedTuple):
+    #: Coordinates as ``_num`` prints them: digits, a point and a sign, nothing to escape.
     x: str
     y: str
     when: datetime
     value: int
 
 
-@dataclass(frozen=True)
-class Tick:
+class Tick(NamedTuple):
+    #: A coordinate as ``_num`` prints it.
     at: str
     label: int | datetime
+    #: One of "start", "middle", "end".
     anchor: str = "middle"
 
 
@@ -157,20 +159,40 @@ def build_chart(points: Sequence[tuple[datetime, float]]) -> Chart | None:
 
 
 def render_chart(
-    points: Sequence[tuple[datetime, float]], *, chart_id: str, title: str
+    points: Sequence[tuple[datetime, float]],
+    *,
+    chart_id: str,
+    title: str,
+    words: ChartWords | None = None,
 ) -> SafeString:
     """The chart as an ``<svg>`` element (empty when there are no points). ``chart_id`` prefixes
-    the ids of its title and description, so keep it unique on the page."""
+    the ids of its title and description, so keep it unique on the page. ``words``: the
+    charts' words and date formats, when several charts are drawn together."""
     chart = build_chart(points)
     if chart is None:
         return SafeString("")
-    return chart_svg(chart, chart_id=chart_id, title=title)
+    return chart_svg(chart, chart_id=chart_id, title=title, words=words)
 
 
-def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
+class ChartWords:
+    """What every chart prints the same in the active language and time zone: the points'
+    title and the dates' formats (escaped, as the template prints them), looked up once for a
+    profile's charts rather than once a chart."""
+
+    def __init__(self) -> None:
+        self.point_title = gettext("%(when)s: rating %(rating)s")
+        self.tick_text = date_formatter("SHORT_DATE_FORMAT", escaped=True)
+        self.when_text = date_formatter("SHORT_DATETIME_FORMAT", escaped=True)
+
+
+def chart_svg(
+    chart: Chart, *, chart_id: str, title: str, words: ChartWords | None = None
+) -> SafeString:
     """The markup of ``templates/ratings/chart.html`` for ``chart``, written in Python: the
-    template engine spent about 40 µs a point on it. Every text printed is escaped; dates are in
-    the active language's formats and time zone, as the template's ``date`` filter gives them."""
+    template engine spent about 40 µs a point on it. Every text printed is escaped, except what
+    the chart computes itself and holds nothing to escape (coordinates, anchors, whole ratings:
+    escaping them was half the drawing of a profile's charts); dates are in the active
+    language's formats and time zone, as the template's ``date`` filter gives them."""
     cid = escape(chart_id)
     left, right, top, bottom = chart.left, chart.right, chart.top, chart.bottom
     parts = [
@@ -182,13 +204,12 @@ def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
         f'  <desc id="{cid}-desc">{_description(chart)}</desc>\n'
         '  <g class="chart-axis chart-y" aria-hidden="true">\n    '
     ]
-    for tick in chart.y_ticks:
-        at = escape(tick.at)
+    for at, label, anchor in chart.y_ticks:
         parts.append(
             f'\n    <line class="chart-grid" x1="{left}" x2="{right}" y1="{at}" y2="{at}"'
             ' stroke="#ddd" stroke-width="1"/>'
             f'\n    <text x="{left}" y="{at}" dx="-6" dy="0.35em"'
-            f' text-anchor="{escape(tick.anchor)}" fill="#555">{escape(tick.label)}</text>\n    '
+            f' text-anchor="{anchor}" fill="#555">{label}</text>\n    '
         )
     parts.append(
         f'\n    <line x1="{left}" x2="{left}" y1="{top}" y2="{bottom}" stroke="#888"'
@@ -196,27 +217,23 @@ def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
         f'    <line x1="{left}" x2="{right}" y1="{bottom}" y2="{bottom}" stroke="#888"'
         ' stroke-width="1"/>\n    '
     )
-    tick_text = date_formatter("SHORT_DATE_FORMAT")
-    for tick in chart.x_ticks:
+    words = words or ChartWords()
+    tick_text = words.tick_text
+    for at, label, anchor in chart.x_ticks:
         parts.append(
-            f'\n    <text x="{escape(tick.at)}" y="{bottom}" dy="1.4em"'
-            f' text-anchor="{escape(tick.anchor)}" fill="#555">'
-            f"{escape(tick_text(tick.label))}</text>\n    "
+            f'\n    <text x="{at}" y="{bottom}" dy="1.4em" text-anchor="{anchor}" fill="#555">'
+            f"{tick_text(label)}</text>\n    "
         )
     parts.append(
-        f'\n  </g>\n  <polyline class="chart-line" points="{escape(chart.polyline)}" fill="none"'
+        f'\n  </g>\n  <polyline class="chart-line" points="{chart.polyline}" fill="none"'
         ' stroke="#b3261e" stroke-width="2" stroke-linejoin="round"/>\n'
         '  <g class="chart-points" fill="#b3261e">\n    '
     )
-    point_title = gettext("%(when)s: rating %(rating)s")
-    when_text = date_formatter("SHORT_DATETIME_FORMAT")
-    for point in chart.points:
-        shown = point_title % {
-            "when": escape(when_text(point.when)),
-            "rating": point.value,
-        }
+    point_title, when_text = words.point_title, words.when_text
+    for x, y, when, value in chart.points:
+        shown = point_title % {"when": when_text(when), "rating": value}
         parts.append(
-            f'\n    <circle cx="{escape(point.x)}" cy="{escape(point.y)}" r="3.5"'
+            f'\n    <circle cx="{x}" cy="{y}" r="3.5"'
             f' stroke="transparent" stroke-width="8"><title>{shown}</title></circle>\n    '
         )
     parts.append("\n  </g>\n</svg>\n")
@@ -226,7 +243,10 @@ def chart_svg(chart: Chart, *, chart_id: str, title: str) -> SafeString:
 def escape(value: Any) -> str:
     """What Django's ``escape`` (and autoescape) prints of a value: ``html.escape`` of its
     text. Without Django's wrapper for lazy text, which cost twice the escaping itself on a
-    chart's few hundred values."""
+    chart's few hundred values. A whole number is printed as it is: it holds nothing to escape,
+    and a profile's tables print dozens of them."""
+    if value.__class__ is int:
+        return str(value)
     return html_escape(str(value))
 
 
@@ -246,38 +266,6 @@ def _description(chart: Chart) -> str:
     }
 
 
-def date_formatter(format_name: str) -> Callable[[datetime], str]:
-    """What the template's ``date`` filter prints of a date, in the active time zone, in the
-    active language's format ``format_name``, for many dates: the format and the time zone
-    looked up once, and the format split once per process (Django splits it again for every
-    date; a chart's hundred point titles spent most of their drawing there)."""
-    pieces = _format_pieces(str(get_format(format_name)))
-    zone = timezone.get_current_timezone()
-
-    def format_date(when: datetime) -> str:
-        if timezone.is_aware(when):
-            when = when.astimezone(zone)
-        formatter = DateFormat(when)
-        return "".join(
-            text if method is None else str(getattr(formatter, method)()) for text, method in pieces
-        )
-
-    return format_date
-
-
-@lru_cache(maxsize=64)
-def _format_pieces(format_string: str) -> tuple[tuple[str, str | None], ...]:
-    """A date format as ``DateFormat.format`` reads it: literal text (backslash escapes
-    resolved), or the name of the method that prints a format character."""
-    pieces: list[tuple[str, str | None]] = []
-    for i, piece in enumerate(re_formatchars.split(format_string)):
-        if i % 2:
-            pieces.append(("", piece))
-        elif piece:
-            pieces.append((re_escaped.sub(r"\1", piece), None))
-    return tuple(pieces)
-
-
 #: Drawings kept per process (charts and profiles' recent matches, a few KB each).
 DRAWINGS_KEPT = 512
 
@@ -291,9 +279,16 @@ DRAWN: KeptInProcess[Hashable, str] = KeptInProcess(DRAWINGS_KEPT)
 
 def chart_keys(charts: dict[str, tuple[Hashable, str]]) -> dict[str, Hashable]:
     """The key of each chart of ``render_charts`` in ``DRAWN``, for a caller that reads them
-    together with keys of its own."""
+    together with keys of its own: what it shows, its title, the database, language and time
+    zone (these three looked up once for all the charts)."""
+    around = (
+        connection.settings_dict["NAME"],
+        translation.get_language(),
+        timezone.get_current_timezone_name(),
+    )
     return {
-        chart_id: _chart_key(chart_id, shown, title) for chart_id, (shown, title) in charts.items()
+        chart_id: ("rating-chart", chart_id, shown, title, *around)
+        for chart_id, (shown, title) in charts.items()
     }
 
 
@@ -306,49 +301,37 @@ def render_charts(
     its title, the database, language and time zone: a player's chart changes only when they
     play a rated match, and a busy profile is read far more often than that. ``load_points``
     (chart_id -> points) is called only when one of them must be drawn."""
-    found = DRAWN.get_many(chart_keys(charts).values())
-    missing = missing_charts(charts, found)
+    keys = chart_keys(charts)
+    found = DRAWN.get_many(keys.values())
+    missing = missing_charts(keys, found)
     points = load_points() if missing else {}
-    svgs, drawn = draw_charts(charts, found, points)
+    svgs, drawn = draw_charts(charts, keys, found, points)
     DRAWN.set_many(drawn)
     return svgs
 
 
-def missing_charts(
-    charts: dict[str, tuple[Hashable, str]], found: Mapping[Hashable, Any]
-) -> list[str]:
-    """The ids of the charts ``DRAWN`` did not hold (``found``: what was read of it)."""
-    keys = chart_keys(charts)
-    return [chart_id for chart_id in charts if keys[chart_id] not in found]
+def missing_charts(keys: dict[str, Hashable], found: Mapping[Hashable, Any]) -> list[str]:
+    """The ids of the charts (``keys``: ``chart_keys``) that ``DRAWN`` did not hold (``found``:
+    what was read of it)."""
+    return [chart_id for chart_id, key in keys.items() if key not in found]
 
 
 def draw_charts(
     charts: dict[str, tuple[Hashable, str]],
+    keys: dict[str, Hashable],
     found: Mapping[Hashable, Any],
     points: Mapping[str, Sequence[tuple[datetime, float]]],
 ) -> tuple[dict[str, SafeString], dict[Hashable, str]]:
     """``render_charts`` without reading or keeping: each chart from ``found`` (what was read of
-    ``DRAWN``) or drawn from ``points``; and what was drawn, by key, for the caller to keep with
-    whatever else it keeps."""
-    keys = chart_keys(charts)
+    ``DRAWN`` under ``keys``, from ``chart_keys``) or drawn from ``points``; and what was drawn,
+    by key, for the caller to keep with whatever else it keeps."""
     svgs = {chart_id: SafeString(found[key]) for chart_id, key in keys.items() if key in found}
     drawn = {}
+    words = ChartWords() if len(svgs) < len(charts) else None
     for chart_id in charts:
         if chart_id not in svgs:
             svgs[chart_id] = render_chart(
-                points.get(chart_id, []), chart_id=chart_id, title=charts[chart_id][1]
+                points.get(chart_id, []), chart_id=chart_id, title=charts[chart_id][1], words=words
             )
             drawn[keys[chart_id]] = str(svgs[chart_id])
     return svgs, drawn
-
-
-def _chart_key(chart_id: str, shown: Hashable, title: str) -> Hashable:
-    return (
-        "rating-chart",
-        connection.settings_dict["NAME"],
-        chart_id,
-        shown,
-        title,
-        translation.get_language(),
-        timezone.get_current_timezone_name(),
-    )

@@ -89,6 +89,13 @@ def profile_url(username: str) -> str:
     return prefix + quote(username, safe=URL_SAFE) + suffix
 
 
+def profile_urls() -> Callable[[str], str]:
+    """``profile_url`` for many players: the links' prefix looked up once rather than once a
+    player (a profile's recent matches link some twenty opponents)."""
+    prefix, suffix = _profile_url_parts()
+    return lambda username: prefix + quote(username, safe=URL_SAFE) + suffix
+
+
 #: What ``reverse()`` leaves unquoted in a path argument.
 URL_SAFE = "!$&'()*+,;=/~:@"
 

@@ -122,9 +122,9 @@ def test_a_chart_is_drawn_once_until_what_it_shows_its_title_or_language_change(
     drawn, loads = [], []
     draw = charts.render_chart
 
-    def counted(points, *, chart_id, title):
+    def counted(points, *, chart_id, title, **words):
         drawn.append(chart_id)
-        return draw(points, chart_id=chart_id, title=title)
+        return draw(points, chart_id=chart_id, title=title, **words)
 
     monkeypatch.setattr(charts, "render_chart", counted)
     points = {"a": history([1500.0, 1520.0]), "b": history([1500.0])}
