@@ -56,6 +56,8 @@ SEATS = 3
 PUSH_TIMEOUT = 60.0
 #: ``--look always``: the next mover GETs the table before each move, even when not needed.
 LOOK_ALWAYS = False
+#: ``--together``: a table's sockets on the process that takes its moves, not spread.
+TOGETHER = False
 
 
 # --- what the machine's processes spend ---------------------------------------------------------
@@ -561,8 +563,9 @@ class SiteTable:
         self.accepted = Counter()
         self.watchers = []
         for seat in range(SEATS):
-            # The sockets of one table are spread over the processes.
-            base = bases[(index + seat) % len(bases)]
+            # The sockets of one table are spread over the processes (with ``--together``, all
+            # on the process that takes its moves).
+            base = self.base if TOGETHER else bases[(index + seat) % len(bases)]
             url = base.replace("http://", "ws://") + f"/ws/tables/{self.id}/"
             watcher = await open_socket(http, url, base, self.by_seat[seat].session)
             self.watchers.append(watcher)
@@ -1221,7 +1224,9 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
     print(
         f"\n== live: {args.mode}, {args.tables} tables ({sockets} seat sockets), "
         f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
-        f"GET before a move: {args.look}, access log: {'off' if args.no_access_log else 'on'}"
+        f"GET before a move: {args.look}, "
+        f"a table's sockets {'together' if args.together else 'spread'}, "
+        f"access log: {'off' if args.no_access_log else 'on'}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
     print(f"{'':15}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
@@ -1304,6 +1309,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="measure again beside N tables of three level-3 bots",
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="with --processes > 1, every socket of a table on the process that takes the "
+        "table's moves (the doorbell crosses no process), instead of spread over them",
+    )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
         "--look",
@@ -1331,8 +1342,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    global LOOK_ALWAYS
+    global LOOK_ALWAYS, TOGETHER
     LOOK_ALWAYS = args.look == "always"
+    TOGETHER = args.together
     with tempfile.TemporaryDirectory() as tmp:
         site = LiveSite(
             Path(tmp),
