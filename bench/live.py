@@ -495,6 +495,9 @@ class Tally:
     errors: Counter = field(default_factory=Counter)
     missing: int = 0
     moves: int = 0
+    #: Matches that ended and were opened again (``reopen``): each costs the site and the
+    #: generator a check, a new table, its joins and looks, and three sockets.
+    reopened: int = 0
     #: Per move: (table, version, POST sent, answered, last seat's frame) for ``--watch``'s traces.
     records: list[tuple[int, int, float, float, float]] = field(default_factory=list)
 
@@ -810,6 +813,7 @@ async def drive(
                 if reopen is None:
                     return
                 await reopen(table, index)
+                tally.reopened += 1
                 continue
             if mode == "latency":
                 await asyncio.sleep(max(0.0, due - loop.time()))
@@ -1240,6 +1244,11 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         )
     for phase in phases:
         t = phase.tally
+        if t.reopened:
+            print(
+                f"{phase.name}: {t.reopened} matches ended and opened again "
+                f"(one per {t.moves / t.reopened:.1f} moves)"
+            )
         if t.answers:
             print(
                 f"{phase.name}: the move's POST answered in p50 {ms(quantile(t.answers, 50))}, "
