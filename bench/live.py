@@ -56,9 +56,14 @@ SEATS = 3
 PUSH_TIMEOUT = 60.0
 #: ``--look always``: the next mover GETs the table before each move, even when not needed.
 LOOK_ALWAYS = False
+#: ``--together``: a table's sockets on the process that takes its moves, not spread.
+TOGETHER = False
 
 
 # --- what the machine's processes spend ---------------------------------------------------------
+TICK = os.sysconf("SC_CLK_TCK")
+
+
 def _stat(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
@@ -70,24 +75,7 @@ def cpu_seconds(pid: int, exited_children: bool = False) -> float:
     except OSError:
         return 0.0
     ticks = sum(int(fields[i]) for i in ((11, 12, 13, 14) if exited_children else (11, 12)))
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def live_children(pid: int) -> list[int]:
-    children = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError):
-                if int(_stat(int(entry.name))[1]) == pid:
-                    children.append(int(entry.name))
-    return children
-
-
-def tree_cpu(pid: int) -> float:
-    """A server and all its children, live or exited (the postmaster and its backends)."""
-    return cpu_seconds(pid, exited_children=True) + sum(
-        cpu_seconds(child) for child in live_children(pid)
-    )
+    return ticks / TICK
 
 
 def rss_mb(pid: int) -> float:
@@ -118,56 +106,264 @@ def root_processes(name: str) -> list[int]:
     return roots
 
 
+@dataclass(frozen=True)
+class ProcessTimes:
+    """One process's CPU seconds so far, all its threads: its own, and its children's that exited
+    and were waited for (a postmaster's backends that closed)."""
+
+    comm: str
+    ppid: int
+    own: float
+    reaped: float
+
+
+def parse_stat(text: str) -> tuple[int, ProcessTimes]:
+    """A ``/proc/<pid>/stat`` line: the process's start (in ticks since boot: with the pid, it
+    names one process even when pids are reused) and its times."""
+    comm = text[text.index("(") + 1 : text.rindex(")")]
+    fields = text.rsplit(")", 1)[1].split()
+    own = (int(fields[11]) + int(fields[12])) / TICK
+    reaped = (int(fields[13]) + int(fields[14])) / TICK
+    return int(fields[19]), ProcessTimes(comm, int(fields[1]), own, reaped)
+
+
+def process_times(tasks_of: tuple[int, ...] = ()) -> dict[tuple[int, int], ProcessTimes]:
+    """Every process on the machine, keyed by (pid, start); for a pid in ``tasks_of`` also each of
+    its threads, keyed by (pid, -thread id) (the load generator's monitor thread)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                started, times = parse_stat((entry / "stat").read_text())
+                found[(int(entry.name), started)] = times
+    for pid in tasks_of:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                _started, times = parse_stat((task / "stat").read_text())
+                found[(pid, -int(task.name))] = times
+    return found
+
+
+def machine_times(text: str | None = None) -> dict[str, float]:
+    """The machine's CPU seconds so far from ``/proc/stat``'s ``cpu`` line, all cores: busy (user,
+    nice, system, irq, softirq), of which in interrupts, and stolen by the hypervisor."""
+    if text is None:
+        text = Path("/proc/stat").read_text()
+    line = text.split("\n", 1)[0].split()
+    assert line[0] == "cpu"
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) / TICK for v in line[1:9])
+    return {
+        "busy": user + nice + system + irq + softirq,
+        "interrupts": irq + softirq,
+        "steal": steal,
+    }
+
+
+def postgres_backends(url: str | None) -> dict[int, tuple[str | None, str]]:
+    """The PostgreSQL server's processes: pid → (database, backend type); {} without PostgreSQL."""
+    if not url or not url.startswith("postgres"):
+        return {}
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT pid, datname, backend_type FROM pg_stat_activity").fetchall()
+    return {pid: (database, kind) for pid, database, kind in rows}
+
+
+#: Where the machine's CPU went, in the order printed; the first group is this run's.
+RUN_PARTS = (
+    "daphne",
+    "worker",
+    "postgres: the site's backends",
+    "postgres: background",
+    "redis",
+    "load generator",
+    "the bench's monitor",
+)
+OUTSIDE_PARTS = (
+    "postgres: closed backends (any database)",
+    "postgres: other databases",
+    "kernel threads",
+    "other programs",
+    "unattributed",
+)
+
+
+def account(
+    before: dict[tuple[int, int], ProcessTimes],
+    after: dict[tuple[int, int], ProcessTimes],
+    roots: dict[str, list[int]],
+    backends: dict[int, tuple[str | None, str]],
+    site_database: str | None,
+    monitor: tuple[int, int, int] | None,
+    busy: float,
+) -> tuple[dict[str, float], Counter]:
+    """The machine's busy CPU seconds between two snapshots, shared out: each component of
+    ``roots`` with the processes under it (the worker's pool, the postmaster's backends), the
+    PostgreSQL server split into this site's backends, its background processes, other databases'
+    backends and backends that closed meanwhile (their time lands in the postmaster's reaped
+    children, whoever they served), the bench's monitor (``monitor``: the load generator's sampler
+    thread and its backend, as (pid, thread id, backend pid)), kernel threads, other programs (their names
+    in the Counter) and the rest that no live process accounts for (processes that exited
+    unwaited, interrupts while a core idled)."""
+    parent_of = {pid: times.ppid for (pid, started), times in after.items() if started >= 0}
+    owner: dict[int, str] = {}
+    for name, pids in roots.items():
+        for pid in pids:
+            owner[pid] = name
+
+    def owner_of(pid: int) -> str | None:
+        seen = set()
+        while pid not in owner and pid in parent_of and pid not in seen:
+            seen.add(pid)
+            pid = parent_of[pid]
+        return owner.get(pid)
+
+    parts: dict[str, float] = {name: 0.0 for name in roots if name != "postgres"}
+    parts.update({name: 0.0 for name in RUN_PARTS[2:] + OUTSIDE_PARTS})
+    others: Counter = Counter()
+    generator, monitor_thread, monitor_backend = monitor or (None, None, None)
+    # A process that exited meanwhile adds its whole life to the reaped time of its parent, and so
+    # on up to the first ancestor still alive: what it had spent before the run is taken back off
+    # that ancestor's.
+    alive = {pid for pid, started in after if started >= 0}
+    parent_before = {pid: times.ppid for (pid, started), times in before.items() if started >= 0}
+    earlier_life: Counter = Counter()
+    for key, times in before.items():
+        if key[1] >= 0 and key not in after:
+            ancestor = times.ppid
+            while ancestor not in alive and ancestor in parent_before:
+                ancestor = parent_before[ancestor]
+            earlier_life[ancestor] += times.own + times.reaped
+    for key, times in after.items():
+        pid, started = key
+        if started < 0:  # a thread, counted with its process; the monitor's is moved below
+            continue
+        earlier = before.get(key)
+        spent = times.own - (earlier.own if earlier else 0.0)
+        reaped = times.reaped - (earlier.reaped if earlier else 0.0)
+        reaped = max(0.0, reaped - earlier_life[pid]) if earlier else reaped
+        name = owner_of(pid)
+        if name == "postgres":
+            database, kind = backends.get(pid, (None, ""))
+            if pid in roots["postgres"]:
+                parts["postgres: background"] += spent
+                parts["postgres: closed backends (any database)"] += reaped
+            elif pid == monitor_backend:
+                parts["the bench's monitor"] += spent
+            elif database is not None and database == site_database:
+                parts["postgres: the site's backends"] += spent
+            elif database is not None and kind == "client backend":
+                parts["postgres: other databases"] += spent
+            else:  # the checkpointer, WAL writer, autovacuum, ...
+                parts["postgres: background"] += spent
+        elif name is not None:
+            parts[name] += spent + (reaped if name == "worker" else 0.0)
+        elif times.ppid == 2 or pid == 2:
+            parts["kernel threads"] += spent
+        else:
+            parts["other programs"] += spent + reaped
+            others[times.comm] += spent + reaped
+    if generator is not None:
+        key = (generator, -monitor_thread)
+        if key in after:
+            earlier = before.get(key)
+            spent = after[key].own - (earlier.own if earlier else 0.0)
+            parts["the bench's monitor"] += spent
+            parts["load generator"] -= spent
+    parts["unattributed"] = busy - sum(parts.values())
+    return parts, others
+
+
 class CpuMeter:
-    """CPU seconds of each component between ``start`` and ``stop``. PostgreSQL counts with its
-    backends and the worker with its pool of thinking processes; every other component is one
-    process (the load generator without the servers it started)."""
+    """CPU seconds of each component between ``start`` and ``stop``, and of the whole machine
+    (``account``). ``stop`` gives the components' own: PostgreSQL as this site's backends and the
+    server's background processes, the worker with its pool of thinking processes; every other
+    component is one process (the load generator without the servers it started)."""
 
-    TREES = frozenset({"postgres", "worker"})
-
-    def __init__(self, components: dict[str, list[int]]) -> None:
+    def __init__(
+        self,
+        components: dict[str, list[int]],
+        database_url: str | None = None,
+        monitor: ConnectionPeak | None = None,
+    ) -> None:
         self.components = components
+        self.url = database_url
+        self.monitor = monitor
 
-    def read(self) -> dict[str, float]:
-        return {
-            name: sum(tree_cpu(p) if name in self.TREES else cpu_seconds(p) for p in pids)
-            for name, pids in self.components.items()
-        }
+    def _snapshot(self) -> dict[tuple[int, int], ProcessTimes]:
+        watched = self.monitor is not None and self.monitor.thread_id
+        return process_times((os.getpid(),) if watched else ())
 
     def start(self) -> None:
-        self.before = self.read()
+        self.backends = postgres_backends(self.url)
+        self.machine = machine_times()
+        self.before = self._snapshot()
         self.started = time.monotonic()
 
     def stop(self) -> dict[str, float]:
-        after = self.read()
+        after = self._snapshot()
+        machine = machine_times()
         self.seconds = time.monotonic() - self.started
-        return {name: after[name] - self.before[name] for name in after}
+        self.backends.update(postgres_backends(self.url))
+        self.machine = {name: machine[name] - self.machine[name] for name in machine}
+        monitor = None
+        if self.monitor is not None and self.monitor.backend_pid:
+            monitor = (os.getpid(), self.monitor.thread_id, self.monitor.backend_pid)
+        database = self.url.rsplit("/", 1)[1] if self.url else None
+        self.parts, self.others = account(
+            self.before,
+            after,
+            self.components,
+            self.backends,
+            database,
+            monitor,
+            self.machine["busy"],
+        )
+        cpu = {name: self.parts[name] for name in self.components if name != "postgres"}
+        if "postgres" in self.components:
+            cpu["postgres"] = (
+                self.parts["postgres: the site's backends"] + self.parts["postgres: background"]
+            )
+        return cpu
 
 
 class ConnectionPeak:
-    """The most connections the site's PostgreSQL database had open, sampled in a thread."""
+    """The most connections the site's PostgreSQL database had open, sampled in a thread. Its
+    thread and its backend are known (``thread_id``, ``backend_pid``), so that the CPU meter
+    counts them apart as the bench's monitor."""
 
     def __init__(self, database_url: str | None) -> None:
         self.url = database_url
         self.peak = 0
+        self.thread_id = 0
+        self.backend_pid = 0
+        self.ready = threading.Event()
         self.stopping = threading.Event()
 
     def __enter__(self) -> ConnectionPeak:
         if self.url and self.url.startswith("postgres"):
             self.thread = threading.Thread(target=self._sample, daemon=True)
             self.thread.start()
+            self.ready.wait(30)
         return self
 
     def _sample(self) -> None:
         import psycopg
 
         name = self.url.rsplit("/", 1)[1]
-        with psycopg.connect(self.url, autocommit=True) as conn:
-            while not self.stopping.wait(0.2):
-                (count,) = conn.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)
-                ).fetchone()
-                self.peak = max(self.peak, count - 1)  # not this sampler's own
+        self.thread_id = threading.get_native_id()
+        try:
+            with psycopg.connect(self.url, autocommit=True) as conn:
+                self.backend_pid = conn.info.backend_pid
+                self.ready.set()
+                while not self.stopping.wait(0.2):
+                    (count,) = conn.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)
+                    ).fetchone()
+                    self.peak = max(self.peak, count - 1)  # not this sampler's own
+        finally:
+            self.ready.set()
 
     def __exit__(self, *exc: object) -> None:
         self.stopping.set()
@@ -299,6 +495,9 @@ class Tally:
     errors: Counter = field(default_factory=Counter)
     missing: int = 0
     moves: int = 0
+    #: Matches that ended and were opened again (``reopen``): each costs the site and the
+    #: generator a check, a new table, its joins and looks, and three sockets.
+    reopened: int = 0
     #: Per move: (table, version, POST sent, answered, last seat's frame) for ``--watch``'s traces.
     records: list[tuple[int, int, float, float, float]] = field(default_factory=list)
 
@@ -367,8 +566,9 @@ class SiteTable:
         self.accepted = Counter()
         self.watchers = []
         for seat in range(SEATS):
-            # The sockets of one table are spread over the processes.
-            base = bases[(index + seat) % len(bases)]
+            # The sockets of one table are spread over the processes (with ``--together``, all
+            # on the process that takes its moves).
+            base = self.base if TOGETHER else bases[(index + seat) % len(bases)]
             url = base.replace("http://", "ws://") + f"/ws/tables/{self.id}/"
             watcher = await open_socket(http, url, base, self.by_seat[seat].session)
             self.watchers.append(watcher)
@@ -613,6 +813,7 @@ async def drive(
                 if reopen is None:
                     return
                 await reopen(table, index)
+                tally.reopened += 1
                 continue
             if mode == "latency":
                 await asyncio.sleep(max(0.0, due - loop.time()))
@@ -628,6 +829,8 @@ class Phase:
     seconds: float
     cpu: dict[str, float]
     problems: list[str]
+    #: The meter that measured the phase: the whole machine's CPU, shared out (``account``).
+    meter: CpuMeter | None = None
 
 
 async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMeter) -> Phase:
@@ -646,7 +849,7 @@ async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMe
         for table in tables:
             for watcher in table.watchers:
                 await close_socket(watcher)
-    return Phase("floor", tally, meter.seconds, cpu, problems)
+    return Phase("floor", tally, meter.seconds, cpu, problems, meter)
 
 
 async def measure_site(
@@ -710,7 +913,8 @@ async def measure_site(
         for table in tables:
             for watcher in table.watchers:
                 await close_socket(watcher)
-    return Phase("site + level 3" if level3 else "site", tally, meter.seconds, cpu, problems)
+    name = "site + level 3" if level3 else "site"
+    return Phase(name, tally, meter.seconds, cpu, problems, meter)
 
 
 async def measure_idle(
@@ -974,6 +1178,49 @@ def start_daphne(site: LiveSite, application: str, access_log: bool = True) -> t
     return f"http://127.0.0.1:{port}", process.pid
 
 
+def report_cpu_per_move(phase: Phase) -> None:
+    """All the machine's CPU during a phase per move carried: this run's components (D, the
+    daphnes; X, the rest of the run), then what the run cannot own (other databases, other
+    programs, backends that closed, kernel threads) and what no live process accounts for."""
+    meter, moves = phase.meter, phase.tally.moves
+    parts, machine, cores = meter.parts, meter.machine, os.cpu_count() or 1
+
+    def line(name: str, seconds: float) -> str:
+        share = 100 * seconds / phase.seconds
+        return f"  {name:44}{1000 * seconds / moves:>8.2f} ms{share:>7.0f}% of a core"
+
+    print(
+        f"CPU per move during {phase.name} ({moves} moves; the machine's {cores} cores busy "
+        f"{machine['busy']:.1f} s of {cores * phase.seconds:.1f} s, /proc/stat):"
+    )
+    daphnes = sum(seconds for name, seconds in parts.items() if name.startswith("daphne"))
+    run = 0.0
+    for name, seconds in parts.items():
+        if name.startswith("daphne") or name in RUN_PARTS:
+            print(line(name, seconds))
+            run += seconds
+    rest = 0.0
+    for name in OUTSIDE_PARTS:
+        print(line(name, parts[name]))
+        rest += parts[name]
+    top = ", ".join(f"{comm} {1000 * s / moves:.2f}" for comm, s in meter.others.most_common(4))
+    if top:
+        print(f"    other programs, the most: {top} ms per move")
+    print(line("the machine, busy", machine["busy"]))
+    print(
+        f"  of which in interrupts (irq, softirq; in whichever process ran, or unattributed) "
+        f"{1000 * machine['interrupts'] / moves:.2f} ms; stolen by the hypervisor "
+        f"{1000 * machine['steal'] / moves:.2f} ms"
+    )
+    others = run - daphnes
+    bound = cores / ((daphnes + others) / moves) if daphnes + others else 0.0
+    print(
+        f"  D (the daphnes) {1000 * daphnes / moves:.2f} ms, X (the rest of this run) "
+        f"{1000 * others / moves:.2f} ms per move: {cores} cores carry at most "
+        f"{bound:.0f} moves/s; {1000 * rest / moves:.2f} ms per move outside the run"
+    )
+
+
 def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: int) -> None:
     backend = "PostgreSQL" if site.env.get("DATABASE_URL", "").startswith("postgres") else "SQLite"
     layer = "Redis" if site.env.get("REDIS_URL") else "in-memory layer"
@@ -981,7 +1228,9 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
     print(
         f"\n== live: {args.mode}, {args.tables} tables ({sockets} seat sockets), "
         f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
-        f"GET before a move: {args.look}, access log: {'off' if args.no_access_log else 'on'}"
+        f"GET before a move: {args.look}, "
+        f"a table's sockets {'together' if args.together else 'spread'}, "
+        f"access log: {'off' if args.no_access_log else 'on'}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
     print(f"{'':15}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
@@ -995,6 +1244,11 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         )
     for phase in phases:
         t = phase.tally
+        if t.reopened:
+            print(
+                f"{phase.name}: {t.reopened} matches ended and opened again "
+                f"(one per {t.moves / t.reopened:.1f} moves)"
+            )
         if t.answers:
             print(
                 f"{phase.name}: the move's POST answered in p50 {ms(quantile(t.answers, 50))}, "
@@ -1019,6 +1273,8 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             for name, seconds in phase.cpu.items()
         )
         print(f"CPU during {phase.name} (of {phase.seconds:.0f} s wall): {shares}")
+        if phase.meter is not None and phase.tally.moves and phase.name != "floor":
+            report_cpu_per_move(phase)
     if peak:
         print(f"database connections at peak (site): {peak}")
     if PROCESS_RSS:
@@ -1062,6 +1318,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="measure again beside N tables of three level-3 bots",
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="with --processes > 1, every socket of a table on the process that takes the "
+        "table's moves (the doorbell crosses no process), instead of spread over them",
+    )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
         "--look",
@@ -1089,8 +1351,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    global LOOK_ALWAYS
+    global LOOK_ALWAYS, TOGETHER
     LOOK_ALWAYS = args.look == "always"
+    TOGETHER = args.together
     with tempfile.TemporaryDirectory() as tmp:
         site = LiveSite(
             Path(tmp),
@@ -1130,12 +1393,13 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 floor_bases = [url for url, _pid in floors]
                 phases.append(asyncio.run(measure_floor(args, floor_bases, floor_meter)))
-            with ConnectionPeak(site.env.get("DATABASE_URL")) as peak:
-                phases.append(asyncio.run(measure_site(args, bases, players, CpuMeter(components))))
+            url = site.env.get("DATABASE_URL")
+            with ConnectionPeak(url) as peak:
+                meter = CpuMeter(components, url, peak)
+                phases.append(asyncio.run(measure_site(args, bases, players, meter)))
                 if args.level3_tables:
-                    beside = measure_site(
-                        args, bases, players, CpuMeter(components), args.level3_tables
-                    )
+                    meter = CpuMeter(components, url, peak)
+                    beside = measure_site(args, bases, players, meter, args.level3_tables)
                     phases.append(asyncio.run(beside))
             report(args, phases, site, peak.peak)
             if args.watch:

@@ -10,6 +10,10 @@ instances the ORM makes, with the same caches filled: the seats as ``prefetch_re
 leaves them on the match (``match.seats.all()`` costs no query, ``match.seats.filter(…)`` still
 asks the database about this match only), each seat's player as ``select_related("user")`` does.
 
+On PostgreSQL these statements are prepared once per connection (``_cursor``): PostgreSQL then
+only binds and runs them, where it parsed and planned them on every move before (Django's cursors
+bind on the client, so nothing of theirs is prepared).
+
 Only ``games.services`` changes a match; it calls these.
 """
 
@@ -158,6 +162,54 @@ def _range(connection: Any, field: Any) -> tuple[float, float]:
     return (float("-inf") if low is None else low, float("inf") if high is None else high)
 
 
+def _cursor(connection: Any) -> Any:
+    """Django's cursor of ``connection`` (so the statement is counted and logged as any other);
+    on PostgreSQL, when the connection may prepare (``prepare_threshold`` set: see
+    ``DATABASE_PREPARED`` in the settings), the psycopg cursor inside it binds on the server and
+    prepares each statement the first time a connection runs it. Only the statements here, one
+    statement each and run on every move, take it: Django's ``server_side_binding`` would prepare
+    every query of the site, and some send several statements at once, which PostgreSQL cannot
+    prepare."""
+    cursor = connection.cursor()
+    raw = connection.connection
+    if connection.vendor == "postgresql" and getattr(raw, "prepare_threshold", None) is not None:
+        cursor.cursor = _prepared_cursor(connection, raw)
+    return cursor
+
+
+@cache
+def _prepared_class() -> type:
+    """A psycopg cursor that binds on the server and prepares what it runs (made on first use:
+    psycopg is imported only on PostgreSQL)."""
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class Prepared(ServerBindingCursor):
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            kwargs.setdefault("prepare", True)
+            return super().execute(query, params, **kwargs)
+
+        def _send_query_prepared(self, name: bytes, pgq: Any, **kwargs: Any) -> None:
+            super()._send_query_prepared(name, pgq, **kwargs)
+            # psycopg keeps the query sent only when it was not prepared; Django logs it from
+            # there (``connection.queries``, the tests' counts): here with $1, $2 for values.
+            self._query = pgq
+
+    return Prepared
+
+
+def _prepared_cursor(connection: Any, raw: Any) -> Any:
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+    from psycopg.pq import Format
+
+    cursor = _prepared_class()(raw)
+    # As Django's own cursors: a connection whose time zone is not its adapters' reads
+    # timestamps in its own.
+    timestamptz = raw.adapters.types["timestamptz"].oid
+    if connection.timezone != raw.adapters.get_loader(timestamptz, Format.TEXT).timezone:
+        register_tzloader(connection.timezone, cursor)
+    return cursor
+
+
 def _for(alias: str) -> tuple[Any, _Statements]:
     connection = connections[alias]
     return connection, _statements(alias, connection.vendor)
@@ -172,7 +224,7 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     connection, statements = _for(alias)
     if not statements.pk_range[0] <= pk <= statements.pk_range[1]:
         return None  # no row has it (the ORM finds none either, rather than overflow)
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(statements.select_locked if lock else statements.select, [pk])
         found = cursor.fetchall()
     if not found:
@@ -226,7 +278,7 @@ def insert_moves(moves: Sequence[Move]) -> None:
             for field in statements.move_fields
         )
     sql = statements.insert_move + ", ".join([statements.move_row] * len(moves))
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, params)
     for move in moves:
         move._state.adding = False
@@ -247,7 +299,7 @@ def save_match(match: Match) -> None:
         for field in statements.update_fields
     ]
     params.append(match.pk)
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(statements.update_match, params)
         updated = cursor.rowcount
     if updated == 0:

@@ -126,6 +126,15 @@ if DATABASE_URL:
             "max_size": DATABASE_POOL_SIZE,
             "timeout": DATABASE_POOL_TIMEOUT,
         }
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_flag(
+        "DATABASE_PREPARED", default=True
+    ):
+        # Django turns psycopg's prepared statements off (``prepare_threshold`` None); its own
+        # cursors bind on the client and prepare nothing either way. Only the statements of a
+        # move (``games.rows``) are run on cursors that PostgreSQL prepares once per connection.
+        # ``DATABASE_PREPARED=0`` behind a pooler that cannot keep them (PgBouncer in transaction
+        # mode).
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 0
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {

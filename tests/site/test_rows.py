@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 from django.db import connection, transaction
@@ -140,3 +141,39 @@ def test_inserting_moves_writes_what_bulk_create_writes():
             if number == 0:
                 values.pop("created_at")  # each Move() took its own now
         assert mine == orms
+
+
+def prepared_statements() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [statement for (statement,) in cursor.fetchall()]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL prepares statements")
+def test_a_moves_statements_are_prepared_once_per_connection_on_postgresql():
+    match, users = friendly_table_with_a_bot()
+    with transaction.atomic():  # one connection for all (the pool lends one per atomic block)
+        for _ in range(3):
+            match = play_one_move(match, users, random.Random(3))
+        rows.match_with_seats(match.pk)
+        first = prepared_statements()
+        for _ in range(3):
+            rows.match_with_seats(match.pk)
+        again = prepared_statements()
+    # One per statement and types of its values (a value None, a small or a large number).
+    texts = {s for s in first if '"games_match"' in s or '"games_move"' in s}
+    kinds = Counter("locked read" if "FOR UPDATE" in s else s.split(None, 1)[0] for s in texts)
+    assert kinds == {"locked read": 1, "SELECT": 1, "UPDATE": 1, "INSERT": kinds["INSERT"]}
+    assert kinds["INSERT"] >= 1  # one per number of moves inserted at once
+    assert all("$1" in s for s in texts)
+    assert sorted(again) == sorted(first)  # run again, nothing is prepared again
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL prepares statements")
+def test_without_prepared_statements_nothing_is_prepared(monkeypatch):
+    match, users = friendly_table_with_a_bot()
+    with transaction.atomic():
+        monkeypatch.setattr(connection.connection, "prepare_threshold", None)
+        before = prepared_statements()
+        play_one_move(match, users, random.Random(3))
+        assert prepared_statements() == before
