@@ -28,16 +28,16 @@ Two settings make them rare and short:
   also no request's half-built objects are alive, so fewer of them are promoted to the older
   generations. The automatic collection stays, at ``GC_THRESHOLD``, as the backstop of a
   process that is never idle (saturated): it then collects as before.
-- **What survives an idle collection may be frozen** (``GC_IDLE_FREEZE=1``; off by default).
-  At an idle moment the survivors of a collection are the state kept between moves (the tables'
-  last reads, the sockets' state and their timers): at 300 tables a middle collection walked the
-  survivors of twenty young ones, 40-55 ms on a quiet core, and a move that came in waited for
-  it. Frozen (``gc.freeze``, which only splices the collector's lists) they are walked by no
-  later young or middle collection; what dies of them by its reference count is freed as before.
-  Frozen cyclic garbage is given back at the schedule's full collections, which unfreeze
-  everything first and so walk the whole heap: with the cyclic garbage a process makes today
-  (the tables' replaced reads, whose seats and match refer to each other) they must come every
-  100 young collections, and each stopped the process for 0.4-2.1 s on a loaded machine.
+- **What survives an idle collection is frozen** (``GC_IDLE_FREEZE``, ``0`` to keep it in
+  sight). At an idle moment the survivors of a collection are the state kept between moves (the
+  tables' last reads, the sockets' state and their timers): at 300 tables a middle collection
+  walked 50,000-70,000 of them, 40-55 ms on a quiet core, and a move that came in waited for it.
+  Frozen (``gc.freeze``, which only splices the collector's lists) they are walked by no later
+  young or middle collection; what dies of them by its reference count is freed as before. Frozen
+  cyclic garbage is given back at the schedule's full collections (every 2,000 young ones, about
+  half an hour at 300 tables), which unfreeze everything first and so walk the whole heap
+  (0.4 s on a loaded machine): that is why the kept state must die by reference counts, not in
+  cycles (``games.rendering.let_go``, ``AfterAnswerJobs.finish``).
 """
 
 from __future__ import annotations
@@ -57,12 +57,6 @@ DEFAULT_THRESHOLD = (10_000, 10, 100)
 #: collections ran, a full one once that many middle ones did. Young collections twice as often
 #: as ``DEFAULT_THRESHOLD``'s, each half as large; middle and full ones as often as there.
 DEFAULT_IDLE_THRESHOLD = (5_000, 20, 100)
-#: The same when the survivors are frozen (``GC_IDLE_FREEZE``): a full collection, which gives
-#: frozen cyclic garbage back, once every 100 young ones (about every 100 s at 300 tables), not
-#: every 2,000: a request's cycles still alive at an idle moment (its after-answer task, its cache
-#: client, an aborted request's traceback) become garbage frozen, 7,000-15,000 objects a middle
-#: collection found at 300 tables in main, and that much must not wait half an hour.
-DEFAULT_FREEZING_IDLE_THRESHOLD = (5_000, 20, 5)
 #: How often the loop looks whether a collection is due, and how late that look may run for the
 #: loop to count as idle (a loop with callbacks waiting runs its timers late).
 IDLE_TICK_SECONDS = 0.01
@@ -80,9 +74,8 @@ def threshold() -> tuple[int, ...]:
     return _counts("GC_THRESHOLD", DEFAULT_THRESHOLD)
 
 
-def idle_threshold(freezing: bool = False) -> tuple[int, ...]:
-    default = DEFAULT_FREEZING_IDLE_THRESHOLD if freezing else DEFAULT_IDLE_THRESHOLD
-    return _counts("GC_IDLE_THRESHOLD", default)
+def idle_threshold() -> tuple[int, ...]:
+    return _counts("GC_IDLE_THRESHOLD", DEFAULT_IDLE_THRESHOLD)
 
 
 def when_idle_enabled() -> bool:
@@ -90,10 +83,7 @@ def when_idle_enabled() -> bool:
 
 
 def idle_freeze_enabled() -> bool:
-    """Off unless ``GC_IDLE_FREEZE=1``: measured at 300 tables (README, stop 22), the full
-    collections that give frozen cyclic garbage back walk the whole heap (0.4 s at a load of 5-10,
-    2.1 s at 12), and at today's rate of cyclic garbage they must come every 100 s or so."""
-    return os.environ.get("GC_IDLE_FREEZE", "0") == "1"
+    return os.environ.get("GC_IDLE_FREEZE", "1") != "0"
 
 
 def backstop(automatic: tuple[int, ...], idle: tuple[int, ...]) -> tuple[int, ...]:
@@ -234,7 +224,7 @@ def settle(busy: Callable[[], bool] | None = None) -> None:
     automatic = threshold()
     if busy is not None and when_idle_enabled():
         freezing = idle_freeze_enabled()
-        idle_collector = IdleCollector(busy, idle_threshold(freezing), freezing)
+        idle_collector = IdleCollector(busy, idle_threshold(), freezing)
         automatic = backstop(automatic, idle_collector.schedule)
     gc.set_threshold(*automatic)
     if os.environ.get("GC_FREEZE", "1") != "0":

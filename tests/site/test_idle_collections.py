@@ -206,7 +206,7 @@ def collector_of_a_server_process(**env: str) -> dict:
 def test_a_server_process_collects_when_idle_with_the_automatic_collection_as_backstop():
     settings = collector_of_a_server_process()
     assert settings["idle"] == list(collector.DEFAULT_IDLE_THRESHOLD)
-    assert settings["freezing"] is False
+    assert settings["freezing"] is True
     expected = collector.backstop(collector.DEFAULT_THRESHOLD, collector.DEFAULT_IDLE_THRESHOLD)
     assert settings["threshold"] == list(expected)
 
@@ -220,7 +220,7 @@ def test_gc_when_idle_0_leaves_every_collection_to_python():
     }
 
 
-def test_gc_idle_freeze_1_freezes_the_survivors_with_full_collections_every_100_young_ones():
-    settings = collector_of_a_server_process(GC_IDLE_FREEZE="1")
-    assert settings["freezing"] is True
-    assert settings["idle"] == list(collector.DEFAULT_FREEZING_IDLE_THRESHOLD)
+def test_gc_idle_freeze_0_keeps_the_survivors_in_sight():
+    settings = collector_of_a_server_process(GC_IDLE_FREEZE="0")
+    assert settings["freezing"] is False
+    assert settings["idle"] == list(collector.DEFAULT_IDLE_THRESHOLD)
