@@ -77,13 +77,19 @@ def _read(match: Match, seats: list[Seat]) -> rendering.TableSnapshot:
     with _reads_lock:
         previous = _reads.get(match.pk)
     snapshot = rendering.snapshot_of(match, previous, seats)
+    replaced: list[rendering.TableSnapshot] = []
     with _reads_lock:
         kept = _reads.get(match.pk)
         if kept is None or kept.version <= snapshot.version:
             _reads[match.pk] = snapshot
             _reads.move_to_end(match.pk)
+            if kept is not None:
+                replaced.append(kept)
         while len(_reads) > KEPT_READS:
-            _reads.popitem(last=False)
+            replaced.append(_reads.popitem(last=False)[1])
+    for old in replaced:
+        if old.match is not snapshot.match:
+            rendering.let_go(old)
     return snapshot
 
 

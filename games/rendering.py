@@ -152,6 +152,15 @@ def snapshot_of(
     return TableSnapshot(match, by_index, rows, invited, memo)
 
 
+def let_go(snapshot: TableSnapshot) -> None:
+    """A read no longer kept: its match forgets the seats it was read with. The match and its
+    seats refer to each other (the seats' cache of their match, the match's prefetched seats),
+    so a replaced read, its match's state with it, waited for a collection to be freed: at 300
+    tables it was most of the cyclic garbage a middle collection found. Should someone still use
+    the read, ``seats_of`` reads the seats again."""
+    vars(snapshot.match).pop("_prefetched_objects_cache", None)
+
+
 def _keep_creator(previous: Match, match: Match) -> None:
     """The table's creator as the previous read of it read it: the match a move saves comes
     without it, and ``table_info`` would read it again at every version."""

@@ -135,6 +135,10 @@ class AfterAnswerJobs:
         # reached this loop: every follow-up has started by now.
         if self.started is not None:
             await self.started
+            # That task holds a copy of the request's context, which holds these jobs: kept, it
+            # made a reference cycle of every move's request, its whole context in it, that only
+            # a collection could free.
+            self.started = None
 
     @property
     def pending(self) -> bool:

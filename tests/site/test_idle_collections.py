@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -51,6 +52,70 @@ def test_the_oldest_generation_due_is_collected(no_automatic_collection: None):
     assert full.runs == [0, 0, 1]
     assert IdleCollector(lambda: False, (NEVER, NEVER, NEVER)).collect_if_due() is None
     del kept
+
+
+@pytest.fixture
+def nothing_frozen_after() -> Iterator[None]:
+    """What a test froze is given back to the collector's generations once it ended."""
+    yield
+    gc.unfreeze()
+
+
+class Node:
+    """A container that a cycle can be made of (and that a weak reference can watch)."""
+
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def tracked_in_the_generations(thing: object) -> bool:
+    """Whether a young, middle or full collection would walk ``thing`` (frozen ones it would
+    not)."""
+    return any(thing is other for other in gc.get_objects())
+
+
+def test_what_survives_an_idle_collection_is_frozen(
+    no_automatic_collection: None, nothing_frozen_after: None
+):
+    kept = allocate(100)
+    survivor = Node()
+    freezing = IdleCollector(lambda: False, (1, NEVER, NEVER), freezing=True)
+    assert freezing.collect_if_due() == 0
+    assert not tracked_in_the_generations(kept)
+    assert not tracked_in_the_generations(survivor)
+    # Frozen, it is still freed by its reference count.
+    watched = weakref.ref(survivor)
+    del survivor
+    assert watched() is None
+    del kept
+
+
+def test_without_freezing_the_survivors_stay_in_sight(
+    no_automatic_collection: None, nothing_frozen_after: None
+):
+    kept = allocate(100)
+    assert IdleCollector(lambda: False, (1, NEVER, NEVER)).collect_if_due() == 0
+    assert tracked_in_the_generations(kept)
+    del kept
+
+
+def test_frozen_cyclic_garbage_is_given_back_at_the_next_full_collection(
+    no_automatic_collection: None, nothing_frozen_after: None
+):
+    gc.collect()
+    first, second = Node(), Node()
+    first.other, second.other = second, first
+    watched = weakref.ref(first)
+    freezing = IdleCollector(lambda: False, (1, 1, 1), freezing=True)
+    assert freezing.collect_if_due() == 0  # the cycle, alive, is frozen
+    del first, second
+    # The freeze zeroed the collector's counts: the middle collection is due all the same.
+    assert freezing.collect_if_due() == 1
+    assert watched() is not None  # garbage now, but frozen: no middle collection walks it
+    assert freezing.collect_if_due() == 2
+    assert watched() is None
+    assert freezing.runs == [1, 1, 1]
+    assert gc.get_freeze_count() > 0  # what is still alive is frozen again
 
 
 def looks(collector_: IdleCollector, *, late: float) -> list[int]:
@@ -131,7 +196,8 @@ def collector_of_a_server_process(**env: str) -> dict:
     """The collector's settings in a fresh process that loaded the site's ASGI application."""
     return what_a_server_process_reports(
         "{'threshold': gc.get_threshold(),"
-        " 'idle': c.idle_collector.schedule if c.idle_collector else None}",
+        " 'idle': c.idle_collector.schedule if c.idle_collector else None,"
+        " 'freezing': c.idle_collector.freezing if c.idle_collector else None}",
         unset=GC_SETTINGS,
         env={"GC_FREEZE": "0", **env},
     )
@@ -140,10 +206,21 @@ def collector_of_a_server_process(**env: str) -> dict:
 def test_a_server_process_collects_when_idle_with_the_automatic_collection_as_backstop():
     settings = collector_of_a_server_process()
     assert settings["idle"] == list(collector.DEFAULT_IDLE_THRESHOLD)
+    assert settings["freezing"] is True
     expected = collector.backstop(collector.DEFAULT_THRESHOLD, collector.DEFAULT_IDLE_THRESHOLD)
     assert settings["threshold"] == list(expected)
 
 
 def test_gc_when_idle_0_leaves_every_collection_to_python():
     settings = collector_of_a_server_process(GC_WHEN_IDLE="0")
-    assert settings == {"threshold": list(collector.DEFAULT_THRESHOLD), "idle": None}
+    assert settings == {
+        "threshold": list(collector.DEFAULT_THRESHOLD),
+        "idle": None,
+        "freezing": None,
+    }
+
+
+def test_gc_idle_freeze_0_keeps_the_survivors_in_sight():
+    settings = collector_of_a_server_process(GC_IDLE_FREEZE="0")
+    assert settings["freezing"] is False
+    assert settings["idle"] == list(collector.DEFAULT_IDLE_THRESHOLD)

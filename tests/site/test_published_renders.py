@@ -5,12 +5,15 @@ nothing for (a signed-in spectator, a doorbell without parts) reads and renders 
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser
 from django.utils import translation
 
-from games import limits, notify, published, rendering, services
+from games import limits, notify, published, rendering, rows, services
 from games.engines import get_engine
 from games.models import Match
 from tests.presenters.helpers import user_of_seat
@@ -194,3 +197,25 @@ async def test_a_published_push_and_a_read_give_a_seat_the_same_table(monkeypatc
     for line in without_timer:
         assert line in whole
     await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_replaced_read_is_freed_by_reference_counts():
+    """A kept read's match and seats refer to each other: replaced, the read lets go of that
+    cycle, so it does not wait for a collection (nor would it be frozen as garbage)."""
+    match, _users = started_table(players=3)
+    first = rows.match_with_seats(match.pk)
+    published._read(first, rendering.seats_of(first))
+    watched = weakref.ref(first)
+    del first
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        second = rows.match_with_seats(match.pk)
+        published._read(second, rendering.seats_of(second))
+        assert watched() is None
+        # The read kept now still has its seats without a query.
+        assert list(published._reads[match.pk].match.seats.all()) == rendering.seats_of(second)
+    finally:
+        if enabled:
+            gc.enable()

@@ -5,7 +5,9 @@ and a request never waits for a thread."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import weakref
 
 import pytest
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
@@ -375,3 +377,31 @@ async def test_requests_up_to_the_spare_threads_start_no_thread_on_the_event_loo
     assert len(app.idle) >= 2
     for thread in [*app.idle, app.starter]:
         thread.shutdown()
+
+
+async def test_a_request_with_a_follow_up_leaves_no_cycle_for_the_collector():
+    """The follow-up's task holds a copy of the request's context, which holds the request's jobs,
+    which held that task: a reference cycle per move, freed only by a collection (with the
+    request's whole context in it). Freed by reference counts, it never reaches the collector."""
+    from pdc_site.request_threads import _after_answer
+
+    jobs: list[weakref.ref] = []
+
+    async def publish() -> None:
+        pass
+
+    class Watched(ClosingApp):
+        def close(self) -> None:
+            jobs.append(weakref.ref(_after_answer.get()))
+            super().close()
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        await request(RequestThreads(Watched([lambda: publish])))
+        await asyncio.sleep(0)
+        assert len(jobs) == 1
+        assert jobs[0]() is None
+    finally:
+        if enabled:
+            gc.enable()
