@@ -180,6 +180,9 @@ RUN_PARTS = (
     "load generator",
     "the bench's monitor",
 )
+#: The mark of a server of the other phase (the floor's during the site's, and the other way):
+#: idle, it is outside the phase's run.
+IDLE = "(idle)"
 OUTSIDE_PARTS = (
     "postgres: closed backends (any database)",
     "postgres: other databases",
@@ -1178,6 +1181,26 @@ def start_daphne(site: LiveSite, application: str, access_log: bool = True) -> t
     return f"http://127.0.0.1:{port}", process.pid
 
 
+def phase_components(
+    webs: list[int], worker: int, floors: list[int]
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The processes each phase's meter names: the site's, then the floor's. The servers of the
+    other phase are the load generator's children too: named as idle servers, they are counted
+    as what they are, not as the load generator (whose children they are)."""
+    generator, redis = [os.getpid()], root_processes("redis-server")
+    site = {f"daphne {i + 1}": [pid] for i, pid in enumerate(webs)}
+    site["worker"] = [worker]  # with its pool of thinking processes
+    site["postgres"] = root_processes("postgres")
+    site["redis"] = redis
+    site["load generator"] = generator
+    started = [name for name in site if name.startswith("daphne") or name == "worker"]
+    floor = {f"floor {i + 1}": [pid] for i, pid in enumerate(floors)}
+    floor.update({"redis": redis, "load generator": generator})
+    floor.update({f"site's {name} {IDLE}": site[name] for name in site if name in started})
+    site.update({f"floor {i + 1} {IDLE}": [pid] for i, pid in enumerate(floors)})
+    return site, floor
+
+
 def report_cpu_per_move(phase: Phase) -> None:
     """All the machine's CPU during a phase per move carried: this run's components (D, the
     daphnes; X, the rest of the run), then what the run cannot own (other databases, other
@@ -1203,6 +1226,10 @@ def report_cpu_per_move(phase: Phase) -> None:
     for name in OUTSIDE_PARTS:
         print(line(name, parts[name]))
         rest += parts[name]
+    for name, seconds in parts.items():
+        if name.endswith(IDLE):
+            print(line(name, seconds))
+            rest += seconds
     top = ", ".join(f"{comm} {1000 * s / moves:.2f}" for comm, s in meter.others.most_common(4))
     if top:
         print(f"    other programs, the most: {top} ms per move")
@@ -1377,20 +1404,12 @@ def main(argv: list[str] | None = None) -> int:
             players = create_players(SEATS * args.tables, "p")
             IDLE_PLAYERS.extend(create_players(args.idle, "idle"))
             LEVEL3_HOSTS.extend(create_players(args.level3_tables, "l3host"))
-            components = {f"daphne {i + 1}": [pid] for i, (_url, pid) in enumerate(webs)}
-            components["worker"] = [worker.pid]  # with its pool of thinking processes
-            components["postgres"] = root_processes("postgres")
-            components["redis"] = root_processes("redis-server")
-            components["load generator"] = [os.getpid()]
+            components, floor_components = phase_components(
+                [pid for _url, pid in webs], worker.pid, [pid for _url, pid in floors]
+            )
             phases = []
             if floors:
-                floor_meter = CpuMeter(
-                    {
-                        **{f"floor {i + 1}": [pid] for i, (_url, pid) in enumerate(floors)},
-                        "redis": components["redis"],
-                        "load generator": [os.getpid()],
-                    }
-                )
+                floor_meter = CpuMeter(floor_components)
                 floor_bases = [url for url, _pid in floors]
                 phases.append(asyncio.run(measure_floor(args, floor_bases, floor_meter)))
             url = site.env.get("DATABASE_URL")

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from bench.live import ProcessTimes, account, machine_times, parse_stat
+from bench.live import ProcessTimes, account, machine_times, parse_stat, phase_components
 
 
 def times(comm: str, ppid: int, own: float, reaped: float = 0.0) -> ProcessTimes:
@@ -94,3 +94,16 @@ def test_every_second_lands_in_one_row():
     assert others == {"bash": pytest.approx(2.5)}
     assert sum(parts.values()) == pytest.approx(16.0)
     assert parts["unattributed"] == pytest.approx(16.0 - 13.8)
+
+
+def test_the_other_phases_servers_are_named_idle_not_counted_as_the_load_generator():
+    # Every server the load generator started is its child: a server left unnamed in a phase's
+    # meter would land in the load generator's row (the floor's daphne during the site's phase).
+    site, floor = phase_components([201, 202], 300, [501, 502])
+    assert site["floor 1 (idle)"] == [501] and site["floor 2 (idle)"] == [502]
+    assert floor["site's daphne 1 (idle)"] == [201] and floor["site's daphne 2 (idle)"] == [202]
+    assert floor["site's worker (idle)"] == [300]
+    for components in (site, floor):
+        assert components["load generator"] == [os.getpid()]
+        named = {pid for pids in components.values() for pid in pids}
+        assert {201, 202, 300, 501, 502} <= named
