@@ -49,8 +49,8 @@ from games.engines.cafe_fatal import ENGINE
 from games.engines.cafe_fatal_bot import (
     _round_played_out,
     placement,
-    placement_scores,
     round_end_reward,
+    searched_placement,
     strong_placement,
 )
 
@@ -173,16 +173,8 @@ def _search(seat: Seat, rollout: search.Rollout, iterations: int, candidates: in
     view = seat.view
     me = view["you"]
     state = ENGINE.sample_state(view, seat.rngs[me])
-    moves = [move for _, move in placement_scores(state, me)[:candidates]]
-    return search.search_move(
-        search.worlds_from_view(ENGINE, view),
-        lambda world, move: ENGINE.advance(world, me, move),
-        moves,
-        me,
-        rollout,
-        seat.rngs[me],
-        search.Budget(iterations=iterations),
-    )
+    budget = search.Budget(iterations=iterations)
+    return searched_placement(view, state, seat.rngs[me], rollout, budget, candidates)
 
 
 HEROES: dict[str, Hero] = {

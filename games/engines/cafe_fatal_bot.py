@@ -305,18 +305,28 @@ SEARCH_CANDIDATES = 5
 WIN_BONUS = 20.0
 
 
-def searched_placement(view: dict[str, Any], state: State, rng: random.Random) -> Move:
+def searched_placement(
+    view: dict[str, Any],
+    state: State,
+    rng: random.Random,
+    rollout: search.Rollout | None = None,
+    budget: search.Budget | None = None,
+    candidates: int = SEARCH_CANDIDATES,
+) -> Move:
     """Level 3: ``search.search_move`` over ``placement``'s best placements; each iteration rolls
-    fresh dice (the only thing the seat cannot know) and plays the round out."""
+    fresh dice (the only thing the seat cannot know) and plays the round out. ``rollout`` and
+    ``budget`` replace the round's reward and the site's budget (the ceiling's benchmark plays
+    the same search on the game's real dice)."""
     seat = view["you"]
-    candidates = [move for _, move in placement_scores(state, seat)[:SEARCH_CANDIDATES]]
+    moves = [move for _, move in placement_scores(state, seat)[:candidates]]
     return search.search_move(
         search.worlds_from_view(ENGINE, view),
         lambda world, move: ENGINE.advance(world, seat, move),
-        candidates,
+        moves,
         seat,
-        _round_reward,
+        _round_reward if rollout is None else rollout,
         rng,
+        budget,
     )
 
 
