@@ -64,20 +64,6 @@ TOGETHER = False
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _stat(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-
-
-def cpu_seconds(pid: int, exited_children: bool = False) -> float:
-    """CPU time of a process (with its children that have exited, for PostgreSQL's backends)."""
-    try:
-        fields = _stat(pid)
-    except OSError:
-        return 0.0
-    ticks = sum(int(fields[i]) for i in ((11, 12, 13, 14) if exited_children else (11, 12)))
-    return ticks / TICK
-
-
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -101,7 +87,7 @@ def root_processes(name: str) -> list[int]:
     roots = []
     for pid in pids:
         with contextlib.suppress(OSError):
-            if int(_stat(pid)[1]) not in pids:
+            if _times(pid).ppid not in pids:
                 roots.append(pid)
     return roots
 
@@ -125,6 +111,18 @@ def parse_stat(text: str) -> tuple[int, ProcessTimes]:
     own = (int(fields[11]) + int(fields[12])) / TICK
     reaped = (int(fields[13]) + int(fields[14])) / TICK
     return int(fields[19]), ProcessTimes(comm, int(fields[1]), own, reaped)
+
+
+def _times(pid: int) -> ProcessTimes:
+    return parse_stat(Path(f"/proc/{pid}/stat").read_text())[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time of a process, all its threads (0 once it is gone)."""
+    try:
+        return _times(pid).own
+    except OSError:
+        return 0.0
 
 
 def process_times(tasks_of: tuple[int, ...] = ()) -> dict[tuple[int, int], ProcessTimes]:
