@@ -171,10 +171,22 @@ def _cursor(connection: Any) -> Any:
     every query of the site, and some send several statements at once, which PostgreSQL cannot
     prepare."""
     cursor = connection.cursor()
-    raw = connection.connection
-    if connection.vendor == "postgresql" and getattr(raw, "prepare_threshold", None) is not None:
-        cursor.cursor = _prepared_cursor(connection, raw)
+    if prepares(connection):
+        cursor.cursor = prepared_cursor(connection)
     return cursor
+
+
+def prepares(connection: Any) -> bool:
+    """Whether statements are prepared on ``connection`` (already connected): PostgreSQL,
+    unless ``DATABASE_PREPARED=0`` left psycopg's ``prepare_threshold`` None."""
+    raw = connection.connection
+    return connection.vendor == "postgresql" and getattr(raw, "prepare_threshold", None) is not None
+
+
+def prepared_cursor(connection: Any) -> Any:
+    """A psycopg cursor of ``connection`` (where ``prepares``) that binds on the server and
+    prepares each statement the first time the connection runs it."""
+    return _prepared_cursor(connection, connection.connection)
 
 
 @cache
