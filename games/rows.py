@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import connections, router
+from django.db import DatabaseError, connections, router
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
@@ -283,15 +283,24 @@ def insert_moves(moves: Sequence[Move]) -> None:
         return
     alias = router.db_for_write(Move)
     connection, statements = _for(alias)
+    with _cursor(connection) as cursor:
+        cursor.execute(*_insert(statements, connection, moves))
+    _written(moves, alias)
+
+
+def _insert(
+    statements: _Statements, connection: Any, moves: Sequence[Move]
+) -> tuple[str, list[Any]]:
     params: list[Any] = []
     for move in moves:
         params.extend(
             field.get_db_prep_save(field.pre_save(move, True), connection)
             for field in statements.move_fields
         )
-    sql = statements.insert_move + ", ".join([statements.move_row] * len(moves))
-    with _cursor(connection) as cursor:
-        cursor.execute(sql, params)
+    return statements.insert_move + ", ".join([statements.move_row] * len(moves)), params
+
+
+def _written(moves: Sequence[Move], alias: str) -> None:
     for move in moves:
         move._state.adding = False
         move._state.db = alias
@@ -318,3 +327,60 @@ def save_match(match: Match) -> None:
         match.save()  # the row is gone: what the ORM's save() does then (it inserts it again)
         return
     match._state.db = alias
+
+
+def commits_with_last_write(alias: str) -> bool:
+    """Whether the transaction on ``alias`` may be committed with its last write
+    (``save_and_commit``): an outermost ``transaction.atomic()`` block (no savepoint, no outer
+    transaction such as a test's) that will commit, on a PostgreSQL connection that prepares its
+    statements (so ``DATABASE_PREPARED=0`` turns this off too)."""
+    connection = connections[alias]
+    return (
+        connection.vendor == "postgresql"
+        and connection.in_atomic_block
+        and len(connection.atomic_blocks) == 1
+        and not connection.savepoint_ids
+        and not connection.needs_rollback
+        and connection.commit_on_exit
+        and prepares(connection)
+    )
+
+
+def save_and_commit(match: Match, moves: Sequence[Move]) -> bool:
+    """``insert_moves(moves)`` then ``save_match(match)``, and the transaction committed, in one
+    round trip (a psycopg pipeline) where ``commits_with_last_write``: a move sent its insert,
+    its update and ``COMMIT`` one after the other, each waiting for the answer to the one before.
+    False (nothing done) elsewhere, or for a match that ``save_match`` would save through
+    ``save()``. The caller's ``atomic()`` block then finds the transaction committed, commits
+    nothing more and runs its ``on_commit`` hooks as usual; so this must be the block's last
+    statement, on a match read locked in it (its row cannot be gone). An error in either
+    statement or in the ``COMMIT`` raises here, and the block rolls back (or finds the
+    transaction already ended)."""
+    alias = router.db_for_write(Match, instance=match)
+    if (
+        match._state.adding
+        or pre_save.has_listeners(Match)
+        or post_save.has_listeners(Match)
+        or not commits_with_last_write(alias)
+    ):
+        return False
+    connection, statements = _for(alias)
+    raw = connection.connection
+    update = [
+        field.get_db_prep_save(field.pre_save(match, False), connection)
+        for field in statements.update_fields
+    ]
+    update.append(match.pk)
+    with _cursor(connection) as cursor, connection.wrap_database_errors:
+        with raw.pipeline():
+            if moves:
+                cursor.execute(*_insert(statements, connection, moves))
+            cursor.execute(statements.update_match, update)
+            # Not through Django's wrapper: a commit is not a query it counts or logs.
+            raw.cursor().execute("COMMIT", prepare=False)
+        updated = cursor.rowcount
+    if updated != 1:
+        raise DatabaseError(f"match {match.pk} was not updated")  # locked: cannot happen
+    _written(moves, alias)
+    match._state.db = alias
+    return True

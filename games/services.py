@@ -449,7 +449,8 @@ def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Matc
             seat.save(update_fields=["timeouts_in_row"])
         seats = {s.index: s for s in match.seats.all()}
         _run_automatic_moves(match, engine, seats)
-        _changed(match)
+        # The transaction's last statement: its writes and commit go in one round trip.
+        _changed(match, last=True)
     return match
 
 
@@ -592,10 +593,16 @@ def _save_moves(match: Match) -> None:
     moves = _unsaved_moves(match)
     if moves:
         rows.insert_moves(moves)
-        vars(match).setdefault("_saved_move_rows", []).extend(
-            (move.number, move.seat, _as_read(move.description), move.by_bot) for move in moves
-        )
-        moves.clear()
+        _note_saved_moves(match)
+
+
+def _note_saved_moves(match: Match) -> None:
+    """The moves just written kept on ``match`` as a read of them would give them."""
+    moves = _unsaved_moves(match)
+    vars(match).setdefault("_saved_move_rows", []).extend(
+        (move.number, move.seat, _as_read(move.description), move.by_bot) for move in moves
+    )
+    moves.clear()
 
 
 def _as_read(description: Any) -> Any:
@@ -864,10 +871,11 @@ def ranks_with_abandoners_last(ranks: list[int], abandoned: list[bool]) -> list[
     return out
 
 
-def _changed(match: Match, lobby: bool = False) -> None:
+def _changed(match: Match, lobby: bool = False, last: bool = False) -> None:
     """Every change of a table: a game that is over ends (``end_match``); otherwise bump the
     version, note a simultaneous step that opens, set the next deadline, save, and ring the
-    doorbell after the commit."""
+    doorbell after the commit. ``last``: nothing follows in the caller's transaction, so the
+    writes and the commit may go in one round trip (``rows.save_and_commit``)."""
     if match.is_playing:
         engine = engine_for(match)
         if engine.is_over(match.state):
@@ -882,8 +890,11 @@ def _changed(match: Match, lobby: bool = False) -> None:
             match.deadline = None  # a thinking bot's turn, now played: no timer runs here
         if _worker_bot_due(match, engine, {seat.index: seat for seat in match.seats.all()}):
             match.deadline = timezone.now()
-    _save_moves(match)
-    rows.save_match(match)
+    if last and rows.save_and_commit(match, _unsaved_moves(match)):
+        _note_saved_moves(match)
+    else:
+        _save_moves(match)
+        rows.save_match(match)
     notify.after_commit(match, lobby=lobby)
 
 
