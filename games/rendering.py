@@ -44,6 +44,7 @@ from .table_extras import add_table_extras
 from .table_urls import table_urls
 from .templatetags.move_forms import game_part
 from .templatetags.table_parts import PART_WRITERS
+from .translations import kept_translations
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -223,14 +224,16 @@ def table_parts(
 
 def _render_parts(context: dict[str, Any], parts: set[str] | frozenset[str]) -> dict[str, str]:
     """The parts' fragments: by their Python writers (what their partials call) where they have
-    one, which spares the template engine's lookup and Context; else by their templates."""
+    one, which spares the template engine's lookup and Context; else by their templates. The
+    writers read their translations from what is kept for the language (``translations``)."""
     context = {**context, "oob": True}
-    return {
-        part: PART_WRITERS[part](context)
-        if part in PART_WRITERS
-        else render_to_string(_PART_TEMPLATES[part], context)
-        for part in parts
-    }
+    with kept_translations():
+        return {
+            part: PART_WRITERS[part](context)
+            if part in PART_WRITERS
+            else render_to_string(_PART_TEMPLATES[part], context)
+            for part in parts
+        }
 
 
 def render_lobby_fragments(user: User) -> str:

@@ -15,8 +15,9 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, gettext, gettext_noop
+from django.utils.translation import get_language, gettext_noop
 
+from ..translations import gettext
 from .boards import _e, _t, cafe_standings, pdc_kept, pdc_portions, pdc_standings, pizza_party_info
 
 register = template.Library()
