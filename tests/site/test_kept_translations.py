@@ -12,6 +12,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 from django.utils import translation
+from django.utils.safestring import SafeData, mark_safe
 
 from games import rendering, translations
 
@@ -26,6 +27,20 @@ MESSAGES = [
     "nothing yet",
     "When the time is up, a bot plays the move.",
 ]
+
+
+@pytest.fixture
+def languages_asked(monkeypatch) -> list[str]:
+    """Every time Django is asked for the active language."""
+    asked: list[str] = []
+    real = translation._trans.get_language
+
+    def counting() -> str:
+        asked.append(real())
+        return asked[-1]
+
+    monkeypatch.setattr(translation._trans, "get_language", counting)
+    return asked
 
 
 @pytest.fixture
@@ -50,14 +65,18 @@ def _parts(match, users, language: str) -> dict[str, str]:
         return {user.pk: rendering.table_parts(snapshot, user) for user in users}
 
 
-def test_the_writers_ask_django_for_each_message_once_per_language(asked):
+def test_the_writers_ask_django_for_each_message_once_per_language(asked, languages_asked):
     match, users = started_table()
     first = _parts(match, users, "fr")
     writers_messages = {m for m in asked if m in translations._kept.get("fr", {})}
     assert len(writers_messages) >= 10
     asked.clear()
+    languages_asked.clear()
     again = _parts(match, users, "fr")
     assert again == first
+    # The language once per viewer's parts (and by what Django itself formats), not at each
+    # slice described and each part written.
+    assert len(languages_asked) <= 3 * len(users)
     # A second read of the table, three viewers: none of the writers' messages asked again.
     assert not writers_messages & set(asked)
     # Another language keeps its own.
@@ -111,3 +130,20 @@ def test_a_language_keeps_so_many_messages_at_most(monkeypatch):
         for message in ["a", "b", "c"]:
             assert translations.gettext(message) == message
     assert translations._kept["en"] == {"c": "c"}
+
+
+def test_the_language_is_looked_up_once_for_a_render(languages_asked):
+    with translation.override("it"):
+        languages_asked.clear()
+        with translations.kept_translations():
+            assert [translations.language() for _ in range(5)] == ["it"] * 5
+        assert len(languages_asked) == 1
+        assert translations.language() == "it"
+        assert len(languages_asked) == 2
+
+
+def test_text_marked_safe_stays_apart_from_plain_text():
+    with translation.override("en"), translations.kept_translations():
+        assert isinstance(translations.gettext(mark_safe("free")), SafeData)
+        assert not isinstance(translations.gettext("free"), SafeData)
+        assert isinstance(translations.gettext(mark_safe("free")), SafeData)
