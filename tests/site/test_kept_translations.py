@@ -86,7 +86,8 @@ def test_the_writers_ask_django_for_each_message_once_per_language(asked, langua
 
 
 @pytest.mark.parametrize("language", [code for code, _name in settings.LANGUAGES])
-def test_a_kept_translation_is_djangos(language):
+def test_a_kept_translation_is_djangos(language, monkeypatch):
+    monkeypatch.setattr(translations, "_kept", {})
     with translation.override(language):
         expected = [translation.gettext(m) for m in MESSAGES]
         with translations.kept_translations():
