@@ -28,12 +28,11 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import get_language, ngettext
-from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from players.friends import friend_ids
 
-from . import analysis, services
+from . import analysis, services, translations
 from .bot_profiles import bot_url
 from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
@@ -44,6 +43,8 @@ from .table_extras import add_table_extras
 from .table_urls import table_urls
 from .templatetags.move_forms import game_part
 from .templatetags.table_parts import PART_WRITERS
+from .translations import gettext as _
+from .translations import kept_translations
 
 #: Other apps add links about a table without games knowing them (an arena adds "back to the
 #: arena"): each provider takes a Match and returns [{"label": …, "url": …}].
@@ -203,10 +204,18 @@ def table_parts(
 ) -> dict[str, str]:
     """Every live part of the table as ``user``'s seat sees it (part name → hx-swap-oob
     fragment, in page order). The shared parts come from the snapshot's memo; the log is shared
-    by the viewers who may read the same lines."""
+    by the viewers who may read the same lines. The contexts and writers read the language and
+    their translations from what is kept for it (``translations.kept_translations``)."""
+    with kept_translations():
+        return _table_parts(snapshot, user, invite_code, error)
+
+
+def _table_parts(
+    snapshot: TableSnapshot, user: User, invite_code: str | None, error: str | None
+) -> dict[str, str]:
     match = snapshot.match
     invite = invite_code if invite_code and invite_code == match.invite_code else None
-    language = get_language()
+    language = translations.language()
     shared = snapshot.once(
         ("shared", language, invite),
         lambda: _render_parts(table_context(match, None, invite, snapshot=snapshot), SHARED_PARTS),
@@ -329,7 +338,7 @@ def table_context(
     if _authenticated(user):
         me = next((s for s in seats.values() if s.user_id == user.pk), None)
     you = me.index if me else None
-    language = get_language()
+    language = translations.language()
     names = snapshot.once(("names", language), lambda: seat_names(seats, match.seats_count))
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     links = snapshot.once(("links", language), lambda: table_links(match))
@@ -675,7 +684,7 @@ def playback_steps(
         return []
     # Every viewer of a version sees the same boards: rendered once per version and language.
     # (The secret seed tells two matches apart where a test database reuses ids.)
-    key = (match.pk, match.seed, match.version, len(public_log), get_language())
+    key = (match.pk, match.seed, match.version, len(public_log), translations.language())
     if key not in _PLAYBACK_CACHE:
         boards = _playback_boards(match, engine, presenter, names, public_log, tail)
         _keep_newest(_PLAYBACK_CACHE, key, boards, PLAYBACK_CACHE_SIZE)

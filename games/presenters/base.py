@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.translation import gettext as _
 
 from ..engines.base import Move
+from ..translations import gettext as _
 
 #: The partials every game's ``table.html`` defines (each may render nothing).
 PARTS = ("status", "board", "targets", "moves", "info", "players")

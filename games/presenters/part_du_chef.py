@@ -12,11 +12,12 @@ from functools import lru_cache
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.translation import get_language, ngettext
-from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..engines.base import Move, gettext_noop
 from ..engines.part_du_chef import KIND_NAMES, KINDS, MAJORITY_VALUE, SLICES_PER_PIZZA
+from ..translations import gettext as _
+from ..translations import language
 from .base import MoveFormError, Presenter, action_of, number, whole_number
 from .registry import register
 
@@ -126,7 +127,7 @@ def revealed_codes(view: dict[str, Any]) -> dict[int, str]:
 
 def describe_slice(slice_id: int, code: str | None) -> dict[str, Any]:
     """What a slice is, for drawings, lists and form labels (shared: never change it)."""
-    return _describe_slice(slice_id, code, get_language())
+    return _describe_slice(slice_id, code, language())
 
 
 @lru_cache(maxsize=4096)

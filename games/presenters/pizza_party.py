@@ -14,10 +14,10 @@ from functools import lru_cache
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.translation import gettext as _
 
 from ..engines.base import Move, gettext_noop
 from ..engines.pizza_party import AXES, FACES, PARTS, START_CELLS
+from ..translations import gettext as _
 from .base import MoveFormError, Presenter, action_of, number, whole_number
 from .registry import register
 

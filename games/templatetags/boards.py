@@ -17,7 +17,9 @@ from typing import Any
 from django import template
 from django.utils import translation
 from django.utils.safestring import SafeData, SafeString, mark_safe
-from django.utils.translation import gettext, gettext_noop, ngettext
+from django.utils.translation import gettext_noop, ngettext
+
+from ..translations import gettext
 
 register = template.Library()
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, gettext, gettext_noop
+from django.utils.translation import gettext_noop
 
+from ..translations import gettext, language
 from .boards import _e, _t, cafe_standings, pdc_kept, pdc_portions, pdc_standings, pizza_party_info
 
 register = template.Library()
@@ -27,7 +28,7 @@ _WRITTEN: dict[tuple[str, str | None], str] = {}
 def _per_language(name: str, write: Callable[[], str]) -> str:
     """``write()`` once per language: for text built only from translations and a game's
     constants."""
-    key = (name, get_language())
+    key = (name, language())
     html = _WRITTEN.get(key)
     if html is None:
         html = _WRITTEN[key] = write()

@@ -10,8 +10,9 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, gettext_noop, ngettext
+from django.utils.translation import gettext_noop, ngettext
 
+from ..translations import gettext
 from .boards import _e, _t, _t_plural
 from .move_forms import _csrf_input, game_part
 

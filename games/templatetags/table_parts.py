@@ -17,8 +17,9 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext_noop
 
+from ..translations import gettext
 from .boards import _e, _t
 from .move_forms import _csrf_input, game_part
 from .table_lists import actions_bar, log_items, seat_items, status_banner
