@@ -458,12 +458,18 @@ class Watcher:
                 still.append((wanted, future))
         self.waiters = still
 
-    async def wait_for(self, version: int) -> float:
-        if self.last >= version:
-            return time.perf_counter()
+    def seen(self, version: int) -> asyncio.Future:
+        """A future of when this socket shows ``version`` (now, if it already does): the pushes
+        of a move are awaited as futures, not one task per seat."""
         future = asyncio.get_running_loop().create_future()
-        self.waiters.append((version, future))
-        return await future
+        if self.last >= version:
+            future.set_result(time.perf_counter())
+        else:
+            self.waiters.append((version, future))
+        return future
+
+    async def wait_for(self, version: int) -> float:
+        return await self.seen(version)
 
 
 async def open_socket(http: Client, url: str, origin: str, session: str | None) -> Watcher:
@@ -603,7 +609,7 @@ class SiteTable:
     async def await_pushes(
         self, version: int, started: float, tally: Tally, answered: float
     ) -> None:
-        waits = [asyncio.ensure_future(w.wait_for(version)) for w in self.watchers]
+        waits = [w.seen(version) for w in self.watchers]
         done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
         for future in pending:
             future.cancel()
@@ -761,7 +767,7 @@ class FloorTable:
         answered = time.perf_counter()
         tally.answers.append(answered - started)
         tally.moves += 1
-        waits = [asyncio.ensure_future(w.wait_for(self.version)) for w in self.watchers]
+        waits = [w.seen(self.version) for w in self.watchers]
         done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
         for future in pending:
             future.cancel()

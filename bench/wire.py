@@ -463,7 +463,10 @@ class WebSocket(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         if not self.opened.done():
-            self.opened.set_exception(WireError("the connection closed during the handshake"))
+            got = len(self.handshake.buffer) if self.handshake is not None else 0
+            self.opened.set_exception(
+                WireError(f"the connection closed during the handshake ({got} bytes of answer)")
+            )
         if not self.ended.done():
             self.ended.set_result(None)
 
