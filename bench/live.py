@@ -16,6 +16,10 @@ du Chef tables, opens a socket for every seat, and offers moves through the JSON
   prints the measured tables' p50 and p99 in both (issue 13: a level-3 seat must not slow the
   other tables).
 
+The load generator speaks HTTP and WebSocket through ``bench/wire.py``'s client, on asyncio
+Protocols (``--client aiohttp``: through aiohttp, as it did until stop 23), the floor and the site
+alike; it runs beside the site on the same cores, so its CPU per move is printed with the rest.
+
 It checks correctness as it goes: versions only grow on every socket, every seat ends on the
 table's final version, every accepted move is in the record once. It exits non-zero when one of
 those checks fails (the CI smoke, ``--smoke``, relies on that), and prints the figures: p50, p95
