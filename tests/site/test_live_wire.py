@@ -1,6 +1,6 @@
 """The load generator's own client (``bench/wire.py``): HTTP answers and WebSocket frames in
 pieces of any size, against hand-written bytes, a server of the test's own that cuts its answers
-where the test says, and real daphne (this module is also the ASGI app daphne serves)."""
+where the test says, and real daphne (serving ``bench/wire_app.py``)."""
 
 from __future__ import annotations
 
@@ -36,58 +36,12 @@ from tests.live_server import free_port, wait_for_port
 ROOT = Path(__file__).resolve().parents[2]
 
 
-# --- the app daphne serves (``tests.site.test_live_wire:application``) -------------------------
-async def application(scope: dict, receive: object, send: object) -> None:
-    """``/length``: a JSON body with its Content-Length; ``/chunked``: a JSON body in three
-    pieces without one (daphne sends it chunked); ``/echo``: a socket that sends back every text
-    message, and closes with 4001 on ``bye``; ``/refuse``: a socket refused."""
-    if scope["type"] == "lifespan":
-        return
-    if scope["type"] == "http":
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        seen = {
-            "method": scope["method"],
-            "body": body.decode(),
-            "auth": dict(scope["headers"]).get(b"authorization", b"").decode(),
-        }
-        data = json.dumps(seen).encode()
-        if scope["path"] == "/chunked":
-            await send({"type": "http.response.start", "status": 201, "headers": []})
-            third = len(data) // 3
-            for piece in (data[:third], data[third : 2 * third]):
-                await send({"type": "http.response.body", "body": piece, "more_body": True})
-            await send({"type": "http.response.body", "body": data[2 * third :]})
-        else:
-            headers = [(b"content-length", str(len(data)).encode())]
-            await send({"type": "http.response.start", "status": 200, "headers": headers})
-            await send({"type": "http.response.body", "body": data})
-        return
-    message = await receive()  # websocket.connect
-    if scope["path"] == "/refuse":
-        await send({"type": "websocket.close", "code": 4003})
-        return
-    await send({"type": "websocket.accept"})
-    while True:
-        message = await receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        if message.get("text") == "bye":
-            await send({"type": "websocket.close", "code": 4001})
-            return
-        await send({"type": "websocket.send", "text": message.get("text")})
-
-
 @pytest.fixture(scope="module")
 def daphne() -> Iterator[str]:
     port = free_port()
     command = [sys.executable, "-m", "daphne", "-v", "0", "-b", "127.0.0.1", "-p", str(port)]
     process = subprocess.Popen(
-        [*command, "tests.site.test_live_wire:application"],
+        [*command, "bench.wire_app:application"],
         cwd=ROOT,
     )
     try:
