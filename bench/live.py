@@ -16,6 +16,10 @@ du Chef tables, opens a socket for every seat, and offers moves through the JSON
   prints the measured tables' p50 and p99 in both (issue 13: a level-3 seat must not slow the
   other tables).
 
+The load generator speaks HTTP and WebSocket through ``bench/wire.py``'s client, on asyncio
+Protocols (``--client aiohttp``: through aiohttp, as it did until stop 23), the floor and the site
+alike; it runs beside the site on the same cores, so its CPU per move is printed with the rest.
+
 It checks correctness as it goes: versions only grow on every socket, every seat ends on the
 table's final version, every accepted move is in the record once. It exits non-zero when one of
 those checks fails (the CI smoke, ``--smoke``, relies on that), and prints the figures: p50, p95
@@ -46,11 +50,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import aiohttp  # noqa: E402
-
+from bench.wire import Client, opened_client  # noqa: E402
 from tests.live_server import LiveSite, free_port, wait_for_port  # noqa: E402
 
 VERSION = re.compile(r'id="table-status"[^>]*data-version="(\d+)"')
+#: The same mark in a frame's bytes (the wire client hands frames over undecoded).
+VERSION_BYTES = re.compile(VERSION.pattern.encode())
 GAME = "part-du-chef"
 SEATS = 3
 PUSH_TIMEOUT = 60.0
@@ -430,10 +435,20 @@ class Watcher:
     last: int = -1
     violations: int = 0
     frames: int = 0
-    closed: bool = False
     waiters: list[tuple[int, asyncio.Future]] = field(default_factory=list)
-    task: asyncio.Task | None = None
     socket: Any = None
+
+    @property
+    def closed(self) -> bool:
+        return self.socket is not None and self.socket.closed
+
+    def on_text(self, data: bytes | str) -> None:
+        """A text frame (bytes from the wire client, str from aiohttp): every version it shows."""
+        now = time.perf_counter()
+        self.frames += 1
+        found = VERSION_BYTES.findall(data) if isinstance(data, bytes) else VERSION.findall(data)
+        for version in found:
+            self.saw(int(version), now)
 
     def saw(self, version: int, when: float) -> None:
         if version < self.last:
@@ -447,41 +462,32 @@ class Watcher:
                 still.append((wanted, future))
         self.waiters = still
 
-    async def wait_for(self, version: int) -> float:
-        if self.last >= version:
-            return time.perf_counter()
+    def seen(self, version: int) -> asyncio.Future:
+        """A future of when this socket shows ``version`` (now, if it already does): the pushes
+        of a move are awaited as futures, not one task per seat."""
         future = asyncio.get_running_loop().create_future()
-        self.waiters.append((version, future))
-        return await future
+        if self.last >= version:
+            future.set_result(time.perf_counter())
+        else:
+            self.waiters.append((version, future))
+        return future
+
+    async def wait_for(self, version: int) -> float:
+        return await self.seen(version)
 
 
-async def open_socket(
-    http: aiohttp.ClientSession, url: str, origin: str, session: str | None
-) -> Watcher:
+async def open_socket(http: Client, url: str, origin: str, session: str | None) -> Watcher:
     headers = {"Origin": origin}
     if session:
         headers["Cookie"] = f"sessionid={session}"
-    socket = await http.ws_connect(url, headers=headers, heartbeat=None, max_msg_size=0)
-    watcher = Watcher(socket=socket)
-
-    async def read() -> None:
-        async for message in socket:
-            if message.type == aiohttp.WSMsgType.TEXT:
-                now = time.perf_counter()
-                watcher.frames += 1
-                for version in VERSION.findall(message.data):
-                    watcher.saw(int(version), now)
-        watcher.closed = True
-
-    watcher.task = asyncio.ensure_future(read())
+    watcher = Watcher()
+    watcher.socket = await http.websocket(url, headers, watcher.on_text)
     return watcher
 
 
 async def close_socket(watcher: Watcher) -> None:
     with contextlib.suppress(Exception):
         await watcher.socket.close()
-    if watcher.task:
-        watcher.task.cancel()
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -537,18 +543,13 @@ class SiteTable:
         self.accepted: Counter = Counter()
 
     async def call(
-        self, http: aiohttp.ClientSession, path: str, player: Player, body: Any = None
+        self, http: Client, path: str, player: Player, body: Any = None
     ) -> tuple[int, dict]:
         headers = {"Authorization": f"Bearer {player.token}"}
-        method = http.post if body is not None else http.get
-        async with method(self.base + path, json=body, headers=headers) as response:
-            try:
-                data = await response.json(content_type=None)
-            except ValueError:
-                data = {}
-            return response.status, data
+        method = "POST" if body is not None else "GET"
+        return await http.call(method, self.base + path, body, headers)
 
-    async def open(self, http: aiohttp.ClientSession, bases: list[str], index: int) -> None:
+    async def open(self, http: Client, bases: list[str], index: int) -> None:
         first, *others = self.players
         status, data = await self.call(
             http, "/api/tables", first, {"game": GAME, "seats": SEATS, "mode": "friendly"}
@@ -577,7 +578,7 @@ class SiteTable:
             asyncio.gather(*(w.wait_for(self.data["version"]) for w in self.watchers)), 30
         )
 
-    async def play(self, http: aiohttp.ClientSession, rng: random.Random, tally: Tally) -> bool:
+    async def play(self, http: Client, rng: random.Random, tally: Tally) -> bool:
         """One move and its pushes; False when the table is over."""
         if self.data.get("status") != "playing" or not self.data.get("to_move"):
             return False
@@ -612,7 +613,7 @@ class SiteTable:
     async def await_pushes(
         self, version: int, started: float, tally: Tally, answered: float
     ) -> None:
-        waits = [asyncio.ensure_future(w.wait_for(version)) for w in self.watchers]
+        waits = [w.seen(version) for w in self.watchers]
         done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
         for future in pending:
             future.cancel()
@@ -623,7 +624,7 @@ class SiteTable:
             tally.after_answer.append(last - answered)
             tally.records.append((self.id, version, started, answered, last))
 
-    async def check_final(self, http: aiohttp.ClientSession) -> list[str]:
+    async def check_final(self, http: Client) -> list[str]:
         """Every seat on the final version; every accepted move in the record once."""
         problems = []
         _status, data = await self.call(http, f"/api/tables/{self.id}", self.players[0])
@@ -715,7 +716,7 @@ class Level3Tables:
         self.watchers: list[Watcher] = []
         self.moves = 0
 
-    async def open_one(self, http: aiohttp.ClientSession, index: int) -> None:
+    async def open_one(self, http: Client, index: int) -> None:
         host = self.hosts[index % len(self.hosts)]
         match_id = await asyncio.to_thread(open_level3_table, host.name)
         self.ids.append(match_id)
@@ -724,12 +725,12 @@ class Level3Tables:
             url = base.replace("http://", "ws://") + f"/ws/tables/{match_id}/"
             self.watchers.append(await open_socket(http, url, base, host.session))
 
-    async def start(self, http: aiohttp.ClientSession) -> None:
+    async def start(self, http: Client) -> None:
         for index in range(self.count):
             await self.open_one(http, index)
         self.before, _playing = await asyncio.to_thread(level3_progress, self.ids)
 
-    async def keep_playing(self, http: aiohttp.ClientSession) -> None:
+    async def keep_playing(self, http: Client) -> None:
         opened = self.count
         while True:
             await asyncio.sleep(2)
@@ -754,24 +755,23 @@ class FloorTable:
         self.version = 0
         self.watchers: list[Watcher] = []
 
-    async def open(self, http: aiohttp.ClientSession, bases: list[str], index: int) -> None:
+    async def open(self, http: Client, bases: list[str], index: int) -> None:
         for seat in range(SEATS):
             base = bases[(index + seat) % len(bases)]
             url = base.replace("http://", "ws://") + f"/ws/floor/{self.id}/"
             self.watchers.append(await open_socket(http, url, base, None))
 
-    async def play(self, http: aiohttp.ClientSession, rng: random.Random, tally: Tally) -> bool:
+    async def play(self, http: Client, rng: random.Random, tally: Tally) -> bool:
         self.version += 1
         started = time.perf_counter()
-        async with http.post(f"{self.base}/send/{self.id}/{self.version}") as response:
-            await response.read()
-            if response.status != 200:
-                tally.errors[response.status] += 1
-                return True
+        status, _answer = await http.call("POST", f"{self.base}/send/{self.id}/{self.version}")
+        if status != 200:
+            tally.errors[status] += 1
+            return True
         answered = time.perf_counter()
         tally.answers.append(answered - started)
         tally.moves += 1
-        waits = [asyncio.ensure_future(w.wait_for(self.version)) for w in self.watchers]
+        waits = [w.seen(self.version) for w in self.watchers]
         done, pending = await asyncio.wait(waits, timeout=PUSH_TIMEOUT)
         for future in pending:
             future.cancel()
@@ -782,7 +782,7 @@ class FloorTable:
             tally.after_answer.append(last - answered)
         return True
 
-    async def check_final(self, http: aiohttp.ClientSession) -> list[str]:
+    async def check_final(self, http: Client) -> list[str]:
         return [
             f"floor {self.id} seat {seat}: versions went back"
             for seat, w in enumerate(self.watchers)
@@ -793,7 +793,7 @@ class FloorTable:
 # --- driving the load ---------------------------------------------------------------------------
 async def drive(
     tables: list[Any],
-    http: aiohttp.ClientSession,
+    http: Client,
     mode: str,
     period: float,
     duration: float,
@@ -835,8 +835,7 @@ class Phase:
 
 
 async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMeter) -> Phase:
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as http:
+    async with opened_client(args.client) as http:
         tables = [FloorTable(bases[i % len(bases)], i) for i in range(args.tables)]
         for index, table in enumerate(tables):
             await table.open(http, bases, index)
@@ -860,9 +859,8 @@ async def measure_site(
     meter: CpuMeter,
     level3: int = 0,
 ) -> Phase:
-    connector = aiohttp.TCPConnector(limit=0)
     spare = iter(range(args.tables, 10**9))
-    async with aiohttp.ClientSession(connector=connector) as http:
+    async with opened_client(args.client) as http:
         tables = [
             SiteTable(bases[i % len(bases)], players[SEATS * i : SEATS * i + SEATS])
             for i in range(args.tables)
@@ -920,7 +918,7 @@ async def measure_site(
 
 async def measure_idle(
     args: argparse.Namespace,
-    http: aiohttp.ClientSession,
+    http: Client,
     bases: list[str],
     tables: list[SiteTable],
     meter: CpuMeter,
@@ -1255,7 +1253,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
         f"GET before a move: {args.look}, "
         f"a table's sockets {'together' if args.together else 'spread'}, "
-        f"access log: {'off' if args.no_access_log else 'on'}"
+        f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
     print(f"{'':15}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
@@ -1350,6 +1348,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "table's moves (the doorbell crosses no process), instead of spread over them",
     )
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument(
+        "--client",
+        choices=("wire", "aiohttp"),
+        default="wire",
+        help="the load generator's HTTP and WebSocket client, for the floor and the site alike: "
+        "its own on asyncio Protocols (bench/wire.py), or aiohttp",
+    )
     parser.add_argument(
         "--look",
         choices=("when-needed", "always"),
