@@ -428,6 +428,10 @@ def create_players(count: int, prefix: str) -> list[Player]:
 
 
 # --- sockets ------------------------------------------------------------------------------------
+#: How many of a socket's latest versions keep the time they were first shown.
+SHOWN_KEPT = 8
+
+
 @dataclass
 class Watcher:
     """One socket and the versions it has seen."""
@@ -437,6 +441,9 @@ class Watcher:
     frames: int = 0
     waiters: list[tuple[int, asyncio.Future]] = field(default_factory=list)
     socket: Any = None
+    #: When each of the latest versions was first shown, oldest first: a push that came before
+    #: its move's answer was read is timed by its frame, not by the moment it was awaited.
+    shown: list[tuple[int, float]] = field(default_factory=list)
 
     @property
     def closed(self) -> bool:
@@ -453,6 +460,9 @@ class Watcher:
     def saw(self, version: int, when: float) -> None:
         if version < self.last:
             self.violations += 1
+        if version > self.last:
+            self.shown.append((version, when))
+            del self.shown[:-SHOWN_KEPT]
         self.last = max(self.last, version)
         still = []
         for wanted, future in self.waiters:
@@ -467,13 +477,21 @@ class Watcher:
         of a move are awaited as futures, not one task per seat."""
         future = asyncio.get_running_loop().create_future()
         if self.last >= version:
-            future.set_result(time.perf_counter())
+            future.set_result(self.shown_at(version))
         else:
             self.waiters.append((version, future))
         return future
 
     async def wait_for(self, version: int) -> float:
         return await self.seen(version)
+
+    def shown_at(self, version: int) -> float:
+        """When a frame first showed ``version`` or a later one (now, if that is no longer
+        kept)."""
+        for shown, when in self.shown:
+            if shown >= version:
+                return when
+        return time.perf_counter()
 
 
 async def open_socket(http: Client, url: str, origin: str, session: str | None) -> Watcher:

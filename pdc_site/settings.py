@@ -131,7 +131,8 @@ if DATABASE_URL:
     ):
         # Django turns psycopg's prepared statements off (``prepare_threshold`` None); its own
         # cursors bind on the client and prepare nothing either way. Only the statements of a
-        # move (``games.rows``) are run on cursors that PostgreSQL prepares once per connection.
+        # move (``games.rows``) and a page's reads together (``players.together``) are run on
+        # cursors that PostgreSQL prepares once per connection.
         # ``DATABASE_PREPARED=0`` behind a pooler that cannot keep them (PgBouncer in transaction
         # mode).
         DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 0
