@@ -176,6 +176,10 @@ PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: value lets the event loop take the GIL back sooner from a rendering thread, for a site that
 #: wants a shorter tail more than throughput.
 GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.005"))
+#: Daphne's writes to a socket sent on the loop's next turn without watching the socket for
+#: writability first (``pdc_site/turn_writes.py``): a system call a frame instead of three, each
+#: of which let the GIL go to a request's thread. "0" gives back Twisted's own writes.
+SOCKET_WRITES_SOON = os.environ.get("SOCKET_WRITES_SOON", "1") != "0"
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))

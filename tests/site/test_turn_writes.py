@@ -1,0 +1,170 @@
+"""Daphne's writes, sent on the loop's next turn without watching the socket for writability
+(``pdc_site/turn_writes.py``): the writes of one turn to a connection leave in one ``send``, the
+reactor is asked to watch the socket only when the kernel did not take everything, a closing
+connection still closes once its data left, and a server process installs it by default."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+from twisted.internet import main, tcp
+from twisted.internet.protocol import Protocol
+
+from pdc_site import turn_writes
+
+
+class Reactor:
+    """What a connection and the writes ask of Twisted's asyncio reactor, recorded."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._asyncioEventloop = loop
+        self._writers: dict[object, int] = {}
+        self.watched: list[object] = []
+        self.disconnected: list[tuple[object, object]] = []
+
+    def addWriter(self, writer: object) -> None:
+        self.watched.append(writer)
+        self._writers[writer] = 1
+
+    def removeWriter(self, writer: object) -> None:
+        self._writers.pop(writer, None)
+
+    def removeReader(self, reader: object) -> None:
+        pass
+
+    def _disconnectSelectable(self, selectable: object, why: object, read: bool) -> None:
+        self.disconnected.append((selectable, why))
+
+
+@pytest.fixture
+def pair():
+    left, right = socket.socketpair()
+    left.setblocking(False)
+    right.setblocking(False)
+    yield left, right
+    left.close()
+    right.close()
+
+
+def connection_on(left: socket.socket, reactor: Reactor) -> tcp.Connection:
+    connection = tcp.Connection(left, Protocol(), reactor)
+    connection.connected = 1
+    return connection
+
+
+def written(work, soon: bool = True) -> Reactor:
+    """``work(connection)`` on a connection of a recorded reactor, then two turns of the loop."""
+
+    async def run() -> Reactor:
+        reactor = Reactor(asyncio.get_running_loop())
+        if soon:
+            turn_writes.install(reactor)
+        try:
+            await work(reactor)
+            for _ in range(2):
+                await asyncio.sleep(0)
+        finally:
+            turn_writes.uninstall()
+        return reactor
+
+    return asyncio.run(run())
+
+
+def test_the_writes_of_a_turn_leave_in_one_send_without_watching_the_socket(pair):
+    left, right = pair
+
+    async def work(reactor: Reactor) -> None:
+        connection = connection_on(left, reactor)
+        connection.write(b"a frame, ")
+        connection.write(b"and the next")
+        reactor.connection = connection
+
+    reactor = written(work)
+    assert right.recv(100) == b"a frame, and the next"
+    assert reactor.watched == []
+    assert reactor.disconnected == []
+
+
+def test_twisteds_own_writes_watch_the_socket_for_every_write(pair):
+    left, _right = pair
+
+    async def work(reactor: Reactor) -> None:
+        connection_on(left, reactor).write(b"a frame")
+
+    assert len(written(work, soon=False).watched) == 1
+
+
+def test_what_the_kernel_did_not_take_is_left_to_the_reactor(pair):
+    left, _right = pair
+    left.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    big = b"x" * 4_000_000
+
+    async def work(reactor: Reactor) -> None:
+        reactor.connection = connection_on(left, reactor)
+        reactor.connection.write(big)
+
+    reactor = written(work)
+    assert reactor.watched == [reactor.connection]
+    assert turn_writes.has_data(reactor.connection)
+    assert reactor.disconnected == []
+
+
+def test_a_closing_connection_closes_once_its_data_left(pair):
+    left, right = pair
+
+    async def work(reactor: Reactor) -> None:
+        reactor.connection = connection_on(left, reactor)
+        reactor.connection.write(b"the last frame")
+        reactor.connection.loseConnection()
+
+    reactor = written(work)
+    assert right.recv(100) == b"the last frame"
+    assert reactor.disconnected == [(reactor.connection, main.CONNECTION_DONE)]
+    assert reactor.watched == []
+
+
+def test_a_connection_that_stops_writing_before_the_turn_is_not_sent(pair):
+    left, right = pair
+
+    async def work(reactor: Reactor) -> None:
+        connection = connection_on(left, reactor)
+        connection.write(b"never sent")
+        connection.stopWriting()
+
+    reactor = written(work)
+    with pytest.raises(BlockingIOError):
+        right.recv(100)
+    assert reactor.watched == []
+
+
+def test_a_connection_the_reactor_watches_already_stays_with_it(pair):
+    left, _right = pair
+
+    async def work(reactor: Reactor) -> None:
+        connection = connection_on(left, reactor)
+        reactor._writers[connection] = 1  # a slow reader, watched since an earlier turn
+        connection.write(b"more")
+        reactor.connection = connection
+
+    reactor = written(work)
+    assert reactor.watched == [reactor.connection]
+
+
+def test_a_server_process_sends_its_writes_soon_unless_turned_off():
+    check = (
+        "import daphne.server, pdc_site.asgi; from pdc_site import turn_writes; "
+        "print(turn_writes._writes is not None)"
+    )
+    outputs = []
+    for value in ("1", "0"):
+        env = {**os.environ, "SOCKET_WRITES_SOON": value}
+        done = subprocess.run(
+            [sys.executable, "-c", check], env=env, capture_output=True, text=True, check=True
+        )
+        outputs.append(done.stdout.split()[-1])
+    assert outputs == ["True", "False"]
