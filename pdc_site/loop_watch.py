@@ -170,6 +170,7 @@ class LoopLedger:
                 wall = time.perf_counter() - start
                 ledger.turn.append((wall, time.thread_time() - cpu, name))
 
+        self.turn_before = vars(loop).get("_run_once")  # another wrapper's (turn_writes)
         loop._run_once = self.timed_turn
         loop._selector.select = self.timed_select
         asyncio.events.Handle._run = timed_run
@@ -179,28 +180,40 @@ class LoopLedger:
         if not self.installed:
             return
         self.installed = False
-        del self.loop._run_once
+        if self.turn_before is not None:
+            self.loop._run_once = self.turn_before
+        else:
+            del self.loop._run_once
         del self.loop._selector.select
         asyncio.events.Handle._run = self.original_run
 
     def timed_select(self, timeout: float | None = None) -> list:
         start = time.perf_counter()
         events = self.original_select(timeout)
-        late = time.perf_counter() - start - max(timeout or 0.0, 0.0)
+        self.selected = time.perf_counter() - start
+        late = self.selected - max(timeout or 0.0, 0.0)
         if timeout is not None and late >= STALL_SECONDS:
             self.enter(time.monotonic() - late, "select", late, 0.0, [])
         return events
 
     def timed_turn(self) -> None:
+        """A turn: its ``select``, then its callbacks and whatever runs after them (the writes'
+        flush, ``turn_writes``): the turn's wall time but the ``select``'s."""
         self.turn = []
+        self.selected = 0.0
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             self.original_turn()
         finally:
             turn, self.turn = self.turn, []
-            wall = sum(w for w, _cpu, _name in turn)
+            wall = time.perf_counter() - start - self.selected
             if wall >= STALL_SECONDS:
-                cpu = sum(c for _wall, c, _name in turn)
-                self.enter(time.monotonic() - wall, "turn", wall, cpu, turn)
+                outside = wall - sum(w for w, _cpu, _name in turn)
+                if outside >= 0.001:
+                    turn.append(
+                        (outside, 0.0, "(outside callbacks: the turn itself, the writes' flush)")
+                    )
+                self.enter(time.monotonic() - wall, "turn", wall, time.thread_time() - cpu, turn)
 
     def enter(
         self, start: float, kind: str, wall: float, cpu: float, turn: list[tuple[float, float, str]]

@@ -1,5 +1,5 @@
-"""Daphne's writes to its sockets, sent once per connection and turn of the event loop without
-asking the loop to watch for writability first (``SOCKET_WRITES_SOON``).
+"""Daphne's writes to its sockets, sent once per connection at the end of the event loop's turn
+that made them, without asking the loop to watch for writability first (``SOCKET_WRITES_SOON``).
 
 Twisted buffers what a protocol writes (a frame, an answer) and asks the reactor to watch the
 socket for writability; under asyncio that is ``epoll_ctl`` on the loop's selector; the next turn
@@ -10,10 +10,12 @@ after that thread has held it for the switch interval (5 ms), so each write coul
 socket of the process up by that much (``bench/live.py --watch``: the loop's thread sampled in
 ``epoll.modify`` under ``startWriting`` and ``stopWriting`` while it was late).
 
-Here a connection that starts writing is flushed by a callback on the loop's next turn, as the
-reactor would: one ``send``, and the reactor is asked to watch the socket only when the kernel
-did not take everything (a slow reader), as before. Writes of one turn to one connection still
-go out together. Not for TLS connections, which write through their TLS layer.
+Here a connection that starts writing is flushed at the end of the loop's turn, after its
+callbacks and before its next ``select``, as the reactor's ``doWrite`` would: one ``send``, and
+the reactor is asked to watch the socket only when the kernel did not take everything (a slow
+reader), as before. Writes of one turn to one connection still go out together, and a frame no
+longer waits for the next turn (each turn begins with a ``select``, which lets the GIL go too).
+Not for TLS connections, which write through their TLS layer.
 """
 
 from __future__ import annotations
@@ -39,9 +41,24 @@ class SoonWrites:
         self.flushed = 0
         self.watched = 0
 
+    def install(self) -> None:
+        """Flush at the end of every turn of the loop (after its callbacks, before its next
+        ``select``)."""
+        self.original_turn = self.loop._run_once
+        self.loop._run_once = self.turn
+
+    def uninstall(self) -> None:
+        if vars(self.loop).get("_run_once") == self.turn:
+            del self.loop._run_once
+
+    def turn(self) -> None:
+        try:
+            self.original_turn()
+        finally:
+            if self.pending:
+                self.flush()
+
     def start(self, connection: tcp.Connection) -> None:
-        if not self.pending:
-            self.loop.call_soon(self.flush)
         self.pending[connection] = None
 
     def cancel(self, connection: tcp.Connection) -> None:
@@ -109,6 +126,7 @@ def install(reactor: object) -> SoonWrites | None:
     if loop is None:
         return None
     _writes = SoonWrites(reactor, loop)
+    _writes.install()
     tcp.Connection.startWriting = start_writing
     tcp.Connection.stopWriting = stop_writing
     return _writes
@@ -125,6 +143,8 @@ def install_under_daphne() -> SoonWrites | None:
 
 def uninstall() -> None:
     global _writes
+    if _writes is not None:
+        _writes.uninstall()
     _writes = None
     tcp.Connection.startWriting = original_start_writing
     tcp.Connection.stopWriting = original_stop_writing

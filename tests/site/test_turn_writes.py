@@ -64,6 +64,7 @@ def written(work, soon: bool = True) -> Reactor:
         reactor = Reactor(asyncio.get_running_loop())
         if soon:
             turn_writes.install(reactor)
+        await asyncio.sleep(0)  # the turns from here on end with the flush, as daphne's all do
         try:
             await work(reactor)
             for _ in range(2):
@@ -168,3 +169,42 @@ def test_a_server_process_sends_its_writes_soon_unless_turned_off():
         )
         outputs.append(done.stdout.split()[-1])
     assert outputs == ["True", "False"]
+
+
+def test_a_frame_leaves_before_the_loops_next_select(pair):
+    """Sent at the end of the turn that wrote it: no ``select`` (which lets the GIL go) between."""
+    left, right = pair
+    seen_at_select: list[bool] = []
+
+    async def work(reactor: Reactor) -> None:
+        selector = reactor._asyncioEventloop._selector
+        select = selector.select
+
+        def select_seeing(timeout: float | None = None) -> list:
+            try:
+                seen_at_select.append(bool(right.recv(100, socket.MSG_PEEK)))
+            except BlockingIOError:
+                seen_at_select.append(False)
+            return select(timeout)
+
+        connection_on(left, reactor).write(b"a frame")
+        selector.select = select_seeing
+
+    written(work)
+    assert seen_at_select[0] is True
+
+
+def test_the_watchs_ledger_keeps_the_writes_flush_on_the_loops_turn():
+    from pdc_site.loop_watch import LoopLedger
+
+    async def run() -> tuple[bool, bool]:
+        loop = asyncio.get_running_loop()
+        writes = turn_writes.install(Reactor(loop))
+        ledger = LoopLedger(loop)
+        ledger.install()
+        ledger.uninstall()
+        kept = loop._run_once == writes.turn
+        turn_writes.uninstall()
+        return kept, "_run_once" not in vars(loop)
+
+    assert asyncio.run(run()) == (True, True)
