@@ -55,14 +55,15 @@ def test_a_turn_that_computes_on_the_loop_is_entered_with_its_callback_and_its_c
         await asyncio.sleep(0.01)
 
     ledger = ledger_of(work)
-    [stall] = [s for s in ledger.taken() if s[1] == "turn"]
+    # Only its own turn: on a loaded machine another may be entered too (the thread preempted).
+    [stall] = [s for s in ledger.taken() if s[5] and s[5][0][0] == "computes_on_the_loop"]
     _start, _kind, wall, cpu, count, named, working = stall
     assert wall >= 0.02
     assert 0 < cpu <= wall + 0.005
     assert count >= 1
     assert named[0][0] == "computes_on_the_loop"
     assert working == 0
-    assert ledger.summary()["callbacks"][0][0] == "computes_on_the_loop"
+    assert "computes_on_the_loop" in dict(ledger.summary()["callbacks"])
     assert ledger.taken() == []
 
 
@@ -71,18 +72,23 @@ def test_a_tasks_step_is_named_by_where_its_coroutine_resumes():
         await asyncio.ensure_future(computes_after_a_sleep())
 
     ledger = ledger_of(work)
-    names = [s[5][0][0] for s in ledger.taken() if s[1] == "turn"]
-    assert len(names) == 1
-    assert names[0].startswith("task test_loop_stalls.py:")
-    assert names[0].endswith(" computes_after_a_sleep")
+    names = [s[5][0][0] for s in ledger.taken() if s[1] == "turn" and s[3] >= 0.01]
+    assert any(
+        name.startswith("task test_loop_stalls.py:") and name.endswith(" computes_after_a_sleep")
+        for name in names
+    )
 
 
-def test_short_turns_are_not_entered():
+def test_turns_shorter_than_a_stall_are_not_entered(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(loop_watch, "STALL_SECONDS", 60.0)
+
     async def work(loop: asyncio.AbstractEventLoop) -> None:
-        for _ in range(20):
-            await asyncio.sleep(0)
+        loop.call_soon(computes_on_the_loop)
+        await asyncio.sleep(0.01)
 
-    assert ledger_of(work).taken() == []
+    ledger = ledger_of(work)
+    assert ledger.taken() == []
+    assert ledger.summary() == {"kinds": {}, "callbacks": []}
 
 
 def test_a_select_that_wakes_while_a_request_thread_holds_the_gil_is_entered_apart(
