@@ -998,6 +998,12 @@ def describe_stalls(figures: dict) -> str:
             f"waited ({pool['requests_wait_ms']} ms in all), {pool.get('connections_num', '?')} "
             f"opened, {pool['pool_size']} open at the end, at most {pool['pool_max']}"
         )
+    writes = figures.get("writes")
+    if writes:
+        parts.append(
+            f"writes sent at the end of the loop's turn: {writes['flushed']}, "
+            f"{writes['watched']} of them left to the reactor (the kernel took part)"
+        )
     idle = figures.get("idle_collections")
     if idle and any(idle):
         parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")

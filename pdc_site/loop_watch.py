@@ -368,6 +368,7 @@ class LoopWatch:
             "late_loop": self.late_loop.most_common(12),
             "late_others": self.late_others.most_common(12),
             "stalls": self.ledger.summary() if self.started else None,
+            "writes": writes_figures(),
         }
 
     def finished_moves(self, older_than: float) -> list[dict[str, object]]:
@@ -408,6 +409,15 @@ def idle_looks() -> dict[str, int] | None:
     from pdc_site import collector
 
     return dict(collector.idle_collector.looks) if collector.idle_collector else None
+
+
+def writes_figures() -> dict[str, int] | None:
+    """The sockets' writes sent at the end of the loop's turn so far (``turn_writes``), and how
+    many of them left data the reactor then watched for (None when they are not)."""
+    from pdc_site import turn_writes
+
+    writes = turn_writes._writes
+    return {"flushed": writes.flushed, "watched": writes.watched} if writes else None
 
 
 def pool_figures() -> dict[str, int] | None:

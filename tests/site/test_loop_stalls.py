@@ -72,7 +72,7 @@ def test_a_tasks_step_is_named_by_where_its_coroutine_resumes():
         await asyncio.ensure_future(computes_after_a_sleep())
 
     ledger = ledger_of(work)
-    names = [s[5][0][0] for s in ledger.taken() if s[1] == "turn" and s[3] >= 0.01]
+    names = [name for s in ledger.taken() if s[1] == "turn" for name, _wall, _cpu in s[5]]
     assert any(
         name.startswith("task test_loop_stalls.py:") and name.endswith(" computes_after_a_sleep")
         for name in names

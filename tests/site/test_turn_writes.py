@@ -208,3 +208,19 @@ def test_the_watchs_ledger_keeps_the_writes_flush_on_the_loops_turn():
         return kept, "_run_once" not in vars(loop)
 
     assert asyncio.run(run()) == (True, True)
+
+
+def test_the_watch_counts_the_writes_flushed_and_left_to_the_reactor(pair):
+    from pdc_site.loop_watch import writes_figures
+
+    left, _right = pair
+    left.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+
+    async def work(reactor: Reactor) -> None:
+        connection_on(left, reactor).write(b"x" * 4_000_000)
+        for _ in range(2):
+            await asyncio.sleep(0)
+        reactor.figures = writes_figures()
+
+    assert written(work).figures == {"flushed": 1, "watched": 1}
+    assert writes_figures() is None
