@@ -1136,6 +1136,29 @@ def report_traces(log: str, tally: Tally) -> None:
     report_collections_during(moves, collections)
     report_pool_during(moves, reports)
     report_stalls_during(moves, tail, stalls)
+    report_selector_during(moves, reports)
+
+
+def report_selector_during(moves: list[dict], reports: list[dict]) -> None:
+    """Each server process's turns of its loop (``select``) and changes of what its selector
+    watches (``epoll_ctl``), per move, while moves were played: system calls of the loop's
+    thread that let the GIL go (its counts at the end less those of its last report before the
+    first move)."""
+    first = min(m["posted"] for m in moves)
+    by_pid: dict[int, list[dict]] = {}
+    for figures in reports:
+        if (figures.get("stalls") or {}).get("selects") is not None and "at" in figures:
+            by_pid.setdefault(figures["pid"], []).append(figures)
+    for pid, seen in sorted(by_pid.items()):
+        before = [f["stalls"] for f in seen if f["at"] < first]
+        start = before[-1] if before else {"selects": 0, "modified": 0}
+        end = seen[-1]["stalls"]
+        selects, modified = (end[k] - start[k] for k in ("selects", "modified"))
+        print(
+            f"  the loop of {pid} while moves were played: {selects} turns "
+            f"({selects / len(moves):.1f} a move), {modified} changes of what its selector "
+            f"watches ({modified / len(moves):.1f} a move)"
+        )
 
 
 def report_stalls_during(moves: list[dict], tail: list[dict], stalls: list[list]) -> None:

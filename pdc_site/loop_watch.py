@@ -152,6 +152,9 @@ class LoopLedger:
         self.by_callback: dict[str, list[float]] = {}
         self.turn: list[tuple[float, float, str]] = []
         self.installed = False
+        #: Calls to the selector: ``select`` (a turn), and changes to what it watches.
+        self.selects = 0
+        self.modified = 0
 
     def install(self) -> None:
         loop, ledger = self.loop, self
@@ -173,6 +176,8 @@ class LoopLedger:
         self.turn_before = vars(loop).get("_run_once")  # another wrapper's (turn_writes)
         loop._run_once = self.timed_turn
         loop._selector.select = self.timed_select
+        self.original_modify = loop._selector.modify
+        loop._selector.modify = self.counted_modify
         asyncio.events.Handle._run = timed_run
         self.installed = True
 
@@ -185,9 +190,17 @@ class LoopLedger:
         else:
             del self.loop._run_once
         del self.loop._selector.select
+        del self.loop._selector.modify
         asyncio.events.Handle._run = self.original_run
 
+    def counted_modify(self, fileobj: object, events: int, data: object = None) -> object:
+        """A socket's watch changed (``epoll_ctl``: a system call that lets the GIL go), as
+        Twisted's ``startWriting`` and ``stopWriting`` do."""
+        self.modified += 1
+        return self.original_modify(fileobj, events, data)
+
     def timed_select(self, timeout: float | None = None) -> list:
+        self.selects += 1
         start = time.perf_counter()
         events = self.original_select(timeout)
         self.selected = time.perf_counter() - start
@@ -245,7 +258,12 @@ class LoopLedger:
             k: [int(n), round(w, 4), round(c, 4), round(m, 4)]
             for k, (n, w, c, m) in self.by_kind.items()
         }
-        return {"kinds": kinds, "callbacks": slowest}
+        return {
+            "kinds": kinds,
+            "callbacks": slowest,
+            "selects": self.selects,
+            "modified": self.modified,
+        }
 
     def taken(self) -> list[list]:
         """The stalls not yet reported, taken out."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import sys
 import threading
 import time
@@ -88,7 +89,9 @@ def test_turns_shorter_than_a_stall_are_not_entered(monkeypatch: pytest.MonkeyPa
 
     ledger = ledger_of(work)
     assert ledger.taken() == []
-    assert ledger.summary() == {"kinds": {}, "callbacks": []}
+    summary = ledger.summary()
+    assert (summary["kinds"], summary["callbacks"]) == ({}, [])
+    assert summary["selects"] >= 2
 
 
 def test_a_select_that_wakes_while_a_request_thread_holds_the_gil_is_entered_apart(
@@ -187,3 +190,34 @@ def test_the_benchmark_counts_the_stalls_while_moves_were_played(
     assert "select, a request thread at work" in out
     assert "later" not in out
     assert "in the slowest 1: 1 moves stopped (p50 100 ms" in out
+
+
+def test_the_ledger_counts_the_loops_turns_and_changes_of_its_watch():
+    async def work(loop: asyncio.AbstractEventLoop) -> None:
+        left, right = socket.socketpair()
+        try:
+            loop.add_reader(left.fileno(), left.recv, 1)
+            loop.add_writer(left.fileno(), lambda: None)  # a change of what the fd is watched for
+            loop.remove_writer(left.fileno())  # and another
+            loop.remove_reader(left.fileno())
+            await asyncio.sleep(0)
+        finally:
+            left.close()
+            right.close()
+
+    summary = ledger_of(work).summary()
+    assert summary["modified"] == 2
+    assert summary["selects"] >= 1
+
+
+def test_the_benchmark_counts_the_loops_turns_per_move(capsys: pytest.CaptureFixture[str]):
+    from bench.live import report_selector_during
+
+    moves = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    reports = [
+        {"pid": 5, "at": 9.0, "stalls": {"selects": 100, "modified": 40}},
+        {"pid": 5, "at": 25.0, "stalls": {"selects": 110, "modified": 46}},
+    ]
+    report_selector_during(moves, reports)
+    out = capsys.readouterr().out
+    assert "10 turns (5.0 a move), 6 changes of what its selector watches (3.0 a move)" in out
