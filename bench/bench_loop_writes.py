@@ -9,8 +9,12 @@ every 10 ms the loop writes a frame to each of ``--sockets`` socket pairs (a mov
 and times how long after it was due the last frame left; meanwhile a thread renders in bursts
 (``--burst`` ms of Python work every ``--every`` ms, as moves come), and each system call that
 lets the GIL go may leave the loop waiting for that thread's switch interval. The floor is the
-same without the thread, in the same run. It prints each way's p50/p99/max and the p99's ratio
+same without the thread, in the same run. It prints each way's p50/p90/p99/max and the p99's ratio
 to the floor's.
+
+With ``--hops`` turns of the loop before the writes (a doorbell crosses several: Redis's reply
+read, the layer's queue, the socket's consumer), and a fourth way that polls the network at most
+every ``--poll-every`` ms while callbacks are ready (``pdc_site/loop_polls.py``).
 
     .venv/bin/python bench/bench_loop_writes.py --seconds 4 --rounds 3
 """
@@ -20,8 +24,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import socket
+import sys
 import threading
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pdc_site.loop_polls import SparsePolls
 
 FRAME = b"x" * 2000
 
@@ -86,10 +96,12 @@ class Countdown:
             self.future.set_result(time.perf_counter())
 
 
-async def frames(way, seconds: float, sockets: int) -> list[float]:
+async def frames(way, seconds: float, sockets: int, hops: int, poll_every: float) -> list[float]:
     loop = asyncio.get_running_loop()
     if way is turn_end_write:
         flushing_turns(loop)
+    if poll_every:
+        SparsePolls(loop, poll_every).install()
     pairs = [socket.socketpair() for _ in range(sockets)]
     for left, right in pairs:
         left.setblocking(False)
@@ -102,6 +114,8 @@ async def frames(way, seconds: float, sockets: int) -> list[float]:
         while time.perf_counter() < until:
             due = time.perf_counter() + 0.01
             await asyncio.sleep(0.01)
+            for _ in range(hops):  # a doorbell's turns: Redis's reply, the layer's queue…
+                await asyncio.sleep(0)
             sent = Countdown(loop, sockets)
             for left, _right in pairs:
                 way(loop, left, sent.done)
@@ -116,13 +130,14 @@ async def frames(way, seconds: float, sockets: int) -> list[float]:
     return times
 
 
-def measure(way, seconds: float, sockets: int, burst: float, every: float, busy: bool):
+def measure(way, busy: bool, poll_every: float, args: argparse.Namespace) -> list[float]:
     stop = threading.Event()
+    burst, every = args.burst / 1000, args.every / 1000
     thread = threading.Thread(target=render_in_bursts, args=(stop, burst, every))
     if busy:
         thread.start()
     try:
-        return asyncio.run(frames(way, seconds, sockets))
+        return asyncio.run(frames(way, args.seconds, args.sockets, args.hops, poll_every))
     finally:
         stop.set()
         if busy:
@@ -136,23 +151,26 @@ def main() -> None:
     parser.add_argument("--sockets", type=int, default=3)
     parser.add_argument("--burst", type=float, default=15.0, help="ms of work per burst")
     parser.add_argument("--every", type=float, default=40.0, help="ms between bursts' starts")
+    parser.add_argument("--hops", type=int, default=3, help="turns of the loop before the writes")
+    parser.add_argument("--poll-every", type=float, default=2.0, help="ms, for loop_polls")
     args = parser.parse_args()
     ways = {
-        "floor (no thread)": (turn_end_write, False),
-        "watched (Twisted)": (watched_write, True),
-        "turn end (turn_writes)": (turn_end_write, True),
+        "floor (no thread)": (turn_end_write, False, 0.0),
+        "watched (Twisted)": (watched_write, True, 0.0),
+        "turn end (turn_writes)": (turn_end_write, True, 0.0),
+        "turn end, sparse polls": (turn_end_write, True, args.poll_every / 1000),
     }
     results: dict[str, list[float]] = {name: [] for name in ways}
     for _round in range(args.rounds):
-        for name, (way, busy) in ways.items():
-            results[name] += measure(
-                way, args.seconds, args.sockets, args.burst / 1000, args.every / 1000, busy
-            )
+        for name, (way, busy, poll_every) in ways.items():
+            results[name] += measure(way, busy, poll_every, args)
     floor_p99 = quantile(results["floor (no thread)"], 99)
     for name, times in results.items():
         p50, p99 = quantile(times, 50) * 1000, quantile(times, 99) * 1000
+        p90 = quantile(times, 90) * 1000
         print(
-            f"{name:24} frames {len(times):>5}  p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  "
+            f"{name:24} frames {len(times):>5}  p50 {p50:6.2f} ms  p90 {p90:6.2f} ms  "
+            f"p99 {p99:6.2f} ms  "
             f"max {max(times) * 1000:6.1f} ms  p99 / floor {p99 / (floor_p99 * 1000):5.2f}"
         )
 

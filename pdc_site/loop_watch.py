@@ -173,7 +173,12 @@ class LoopLedger:
                 wall = time.perf_counter() - start
                 ledger.turn.append((wall, time.thread_time() - cpu, name))
 
-        self.turn_before = vars(loop).get("_run_once")  # another wrapper's (turn_writes)
+        # Other wrappers' (turn_writes, loop_polls), given back as they were.
+        self.before = {
+            (loop, "_run_once"): vars(loop).get("_run_once"),
+            (loop._selector, "select"): vars(loop._selector).get("select"),
+            (loop._selector, "modify"): vars(loop._selector).get("modify"),
+        }
         loop._run_once = self.timed_turn
         loop._selector.select = self.timed_select
         self.original_modify = loop._selector.modify
@@ -185,12 +190,11 @@ class LoopLedger:
         if not self.installed:
             return
         self.installed = False
-        if self.turn_before is not None:
-            self.loop._run_once = self.turn_before
-        else:
-            del self.loop._run_once
-        del self.loop._selector.select
-        del self.loop._selector.modify
+        for (owner, name), before in self.before.items():
+            if before is not None:
+                setattr(owner, name, before)
+            else:
+                delattr(owner, name)
         asyncio.events.Handle._run = self.original_run
 
     def counted_modify(self, fileobj: object, events: int, data: object = None) -> object:

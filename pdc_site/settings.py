@@ -180,6 +180,9 @@ GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.005"))
 #: writability first (``pdc_site/turn_writes.py``): a system call a frame instead of three, each
 #: of which let the GIL go to a request's thread. "0" gives back Twisted's own writes.
 SOCKET_WRITES_SOON = os.environ.get("SOCKET_WRITES_SOON", "1") != "0"
+#: Daphne's loop polls the network at most once per this many milliseconds while callbacks are
+#: ready (``pdc_site/loop_polls.py``); 0 polls before every turn, as asyncio does.
+LOOP_POLL_EVERY_MS = float(os.environ.get("LOOP_POLL_EVERY_MS", "0"))
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
