@@ -1004,6 +1004,8 @@ def describe_stalls(figures: dict) -> str:
             f"writes sent at the end of the loop's turn: {writes['flushed']}, "
             f"{writes['watched']} of them left to the reactor (the kernel took part)"
         )
+    if figures.get("polls_skipped") is not None:
+        parts.append(f"polls of the network skipped (loop_polls): {figures['polls_skipped']}")
     idle = figures.get("idle_collections")
     if idle and any(idle):
         parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")

@@ -58,6 +58,11 @@ def install_under_daphne(every: float) -> SparsePolls | None:
     loop = getattr(reactor, "_asyncioEventloop", None)
     if loop is None:
         return None
-    polls = SparsePolls(loop, every)
-    polls.install()
-    return polls
+    global installed
+    installed = SparsePolls(loop, every)
+    installed.install()
+    return installed
+
+
+#: The process's sparse polls, once installed (for ``--watch``'s count of the polls skipped).
+installed: SparsePolls | None = None

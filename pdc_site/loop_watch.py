@@ -391,6 +391,7 @@ class LoopWatch:
             "late_others": self.late_others.most_common(12),
             "stalls": self.ledger.summary() if self.started else None,
             "writes": writes_figures(),
+            "polls_skipped": polls_skipped(),
         }
 
     def finished_moves(self, older_than: float) -> list[dict[str, object]]:
@@ -440,6 +441,13 @@ def writes_figures() -> dict[str, int] | None:
 
     writes = turn_writes._writes
     return {"flushed": writes.flushed, "watched": writes.watched} if writes else None
+
+
+def polls_skipped() -> int | None:
+    """The polls of the network skipped so far (``loop_polls``; None when it is off)."""
+    from pdc_site import loop_polls
+
+    return loop_polls.installed.skipped if loop_polls.installed else None
 
 
 def pool_figures() -> dict[str, int] | None:
