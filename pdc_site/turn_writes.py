@@ -1,5 +1,6 @@
 """Daphne's writes to its sockets, sent once per connection at the end of the event loop's turn
-that made them, without asking the loop to watch for writability first (``SOCKET_WRITES_SOON``).
+that made them, without asking the loop to watch for writability first (``SOCKET_WRITES_SOON=1``;
+off by default until a quiet machine tells its p99 apart: README, stop 23).
 
 Twisted buffers what a protocol writes (a frame, an answer) and asks the reactor to watch the
 socket for writability; under asyncio that is ``epoll_ctl`` on the loop's selector; the next turn

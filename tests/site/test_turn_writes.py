@@ -156,19 +156,21 @@ def test_a_connection_the_reactor_watches_already_stays_with_it(pair):
     assert reactor.watched == [reactor.connection]
 
 
-def test_a_server_process_sends_its_writes_soon_unless_turned_off():
+def test_a_server_process_sends_its_writes_soon_only_when_asked():
     check = (
         "import daphne.server, pdc_site.asgi; from pdc_site import turn_writes; "
         "print(turn_writes._writes is not None)"
     )
     outputs = []
-    for value in ("1", "0"):
-        env = {**os.environ, "SOCKET_WRITES_SOON": value}
+    for value in ("1", "0", None):
+        env = {k: v for k, v in os.environ.items() if k != "SOCKET_WRITES_SOON"}
+        if value is not None:
+            env["SOCKET_WRITES_SOON"] = value
         done = subprocess.run(
             [sys.executable, "-c", check], env=env, capture_output=True, text=True, check=True
         )
         outputs.append(done.stdout.split()[-1])
-    assert outputs == ["True", "False"]
+    assert outputs == ["True", "False", "False"]
 
 
 def test_a_frame_leaves_before_the_loops_next_select(pair):
