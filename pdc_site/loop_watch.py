@@ -165,7 +165,10 @@ class LoopLedger:
         def timed_run(handle: asyncio.Handle) -> None:
             if handle._loop is not loop:
                 return original_run(handle)
-            name = callback_name(handle)  # before it runs: where a task resumes
+            try:
+                name = callback_name(handle)  # before it runs: where a task resumes
+            except Exception:  # the watch must never stop a callback from running
+                name = "(unnamed)"
             start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return original_run(handle)

@@ -222,3 +222,18 @@ def test_the_benchmark_counts_the_loops_turns_per_move(capsys: pytest.CaptureFix
     report_selector_during(moves, reports)
     out = capsys.readouterr().out
     assert "10 turns (5.0 a move), 6 changes of what its selector watches (3.0 a move)" in out
+
+
+def test_a_callback_the_ledger_cannot_name_still_runs(monkeypatch: pytest.MonkeyPatch):
+    def cannot_name(handle: asyncio.Handle) -> str:
+        raise RuntimeError("no name")
+
+    monkeypatch.setattr(loop_watch, "callback_name", cannot_name)
+    ran: list[bool] = []
+
+    async def work(loop: asyncio.AbstractEventLoop) -> None:
+        loop.call_soon(ran.append, True)
+        await asyncio.sleep(0)
+
+    ledger_of(work)
+    assert ran == [True]
