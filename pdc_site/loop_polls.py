@@ -15,6 +15,7 @@ most that long; a ``select`` that may wait (no callback ready) is never skipped.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 
 
@@ -50,8 +51,6 @@ class SparsePolls:
 def install_under_daphne(every: float) -> SparsePolls | None:
     """On the loop of daphne's reactor; nothing when daphne does not serve this process or
     ``every`` is 0."""
-    import sys
-
     if every <= 0 or "daphne.server" not in sys.modules:
         return None
     reactor = sys.modules.get("twisted.internet.reactor")
