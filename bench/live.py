@@ -1014,6 +1014,14 @@ def describe_stalls(figures: dict) -> str:
             f"waited ({pool['requests_wait_ms']} ms in all), {pool.get('connections_num', '?')} "
             f"opened, {pool['pool_size']} open at the end, at most {pool['pool_max']}"
         )
+    writes = figures.get("writes")
+    if writes:
+        parts.append(
+            f"writes sent at the end of the loop's turn: {writes['flushed']}, "
+            f"{writes['watched']} of them left to the reactor (the kernel took part)"
+        )
+    if figures.get("polls_skipped") is not None:
+        parts.append(f"polls of the network skipped (loop_polls): {figures['polls_skipped']}")
     idle = figures.get("idle_collections")
     if idle and any(idle):
         parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")
@@ -1049,8 +1057,32 @@ def report_stalls(log: str, components: dict[str, list[int]], floors: list) -> N
             print("  and the other busy threads at:")
             for where, count in figures["late_others"][:8]:
                 print(f"    {count:>6}  {where}")
+        for line in describe_ledger(figures.get("stalls")):
+            print("  " + line)
     for phase, figures in GENERATOR_STALLS.items():
         print(f"stalls of the load generator during {phase}: {describe_stalls(figures)}")
+
+
+def describe_ledger(summary: dict | None) -> list[str]:
+    """The loop's stalls of a process (``loop_watch.LoopLedger``): by kind, then the callbacks
+    that took longest in its stalled turns."""
+    if not summary:
+        return []
+    kinds = {"turn": "turns of callbacks", "select": "select past its timeout"}
+    lines = [
+        "its loop's stalls ≥ 5 ms: "
+        + "; ".join(
+            f"{kinds.get(kind, kind)} {n}× {wall:.2f} s (its CPU {cpu:.2f} s) max {ms(longest)}"
+            for kind, (n, wall, cpu, longest) in summary["kinds"].items()
+        )
+    ]
+    if summary["callbacks"]:
+        lines.append("the longest callbacks of its stalled turns (count, wall, CPU, max):")
+        lines += [
+            f"  {n:>5}× {ms(wall):>9} {ms(cpu):>9} {ms(longest):>9}  {name}"
+            for name, (n, wall, cpu, longest) in summary["callbacks"][:12]
+        ]
+    return lines
 
 
 #: A move's steps as ``--watch`` traces them: (name, from mark, to mark); the marks are the
@@ -1075,11 +1107,12 @@ def report_traces(log: str, tally: Tally) -> None:
     p50 and largest over the slowest 1 % of them."""
     import json
 
-    from pdc_site.loop_watch import COLLECTIONS_MARK, REPORT_MARK, TRACE_MARK
+    from pdc_site.loop_watch import COLLECTIONS_MARK, REPORT_MARK, STALLS_MARK, TRACE_MARK
 
     traces = {}
     collections: list[tuple[int, float, float, bool]] = []
     reports: list[dict] = []
+    stalls: list[list] = []
     for line in log.splitlines():
         if line.startswith(REPORT_MARK):
             reports.append(json.loads(line[len(REPORT_MARK) :]))
@@ -1088,6 +1121,8 @@ def report_traces(log: str, tally: Tally) -> None:
                 traces[(trace["match"], trace["version"])] = trace
         elif line.startswith(COLLECTIONS_MARK):
             collections += [tuple(c) for c in json.loads(line[len(COLLECTIONS_MARK) :])]
+        elif line.startswith(STALLS_MARK):
+            stalls += json.loads(line[len(STALLS_MARK) :])
     moves = []
     for match, version, posted, answered, seen in tally.records:
         trace = traces.get((match, version))
@@ -1118,6 +1153,67 @@ def report_traces(log: str, tally: Tally) -> None:
     report_collections_in(tail, collections)
     report_collections_during(moves, collections)
     report_pool_during(moves, reports)
+    report_stalls_during(moves, tail, stalls)
+    report_selector_during(moves, reports)
+
+
+def report_selector_during(moves: list[dict], reports: list[dict]) -> None:
+    """Each server process's turns of its loop (``select``) and changes of what its selector
+    watches (``epoll_ctl``), per move, while moves were played: system calls of the loop's
+    thread that let the GIL go (its counts at the end less those of its last report before the
+    first move)."""
+    first = min(m["posted"] for m in moves)
+    by_pid: dict[int, list[dict]] = {}
+    for figures in reports:
+        if (figures.get("stalls") or {}).get("selects") is not None and "at" in figures:
+            by_pid.setdefault(figures["pid"], []).append(figures)
+    for pid, seen in sorted(by_pid.items()):
+        before = [f["stalls"] for f in seen if f["at"] < first]
+        start = before[-1] if before else {"selects": 0, "modified": 0}
+        end = seen[-1]["stalls"]
+        selects, modified = (end[k] - start[k] for k in ("selects", "modified"))
+        print(
+            f"  the loop of {pid} while moves were played: {selects} turns "
+            f"({selects / len(moves):.1f} a move), {modified} changes of what its selector "
+            f"watches ({modified / len(moves):.1f} a move)"
+        )
+
+
+def report_stalls_during(moves: list[dict], tail: list[dict], stalls: list[list]) -> None:
+    """The loop's stalls (≥ 5 ms) while moves were played: by kind, by whether a request's
+    thread was at work then (the GIL's other taker), by the callback that took longest; and how
+    many of the slowest moves one stopped."""
+    first, last = min(m["posted"] for m in moves), max(m["seen"] for m in moves)
+    during = [s for s in stalls if first <= s[0] <= last]
+    if not during:
+        print("  the loop's stalls ≥ 5 ms while moves were played: none")
+        return
+    by: dict[str, list[float]] = {}
+    for _start, kind, wall, cpu, _count, named, working in during:
+        threads = "a request thread at work" if working else "no request thread at work"
+        for key in (f"{kind}, {threads}", f"{kind}: " + (named[0][0] if named else "(waking)")):
+            entry = by.setdefault(key, [0, 0.0, 0.0, 0.0])
+            entry[0] += 1
+            entry[1] += wall
+            entry[2] += cpu
+            entry[3] = max(entry[3], wall)
+    print(
+        f"  the loop's stalls ≥ 5 ms while moves were played: {len(during)}, "
+        f"{ms(sum(s[2] for s in during))} in all (its CPU {ms(sum(s[3] for s in during))}); "
+        "by kind and by the longest callback (count, wall, CPU, max):"
+    )
+    for key, (n, wall, cpu, longest) in sorted(by.items(), key=lambda item: -item[1][1])[:16]:
+        print(f"    {n:>5}× {ms(wall):>9} {ms(cpu):>9} {ms(longest):>9}  {key}")
+    stopped = []
+    for move in tail:
+        inside = [min(s[0] + s[2], move["seen"]) - max(s[0], move["posted"]) for s in during]
+        overlap = sum(t for t in inside if t > 0)
+        if overlap > 0:
+            stopped.append(overlap)
+    print(
+        f"  the loop's stalls in the slowest {len(tail)}: {len(stopped)} moves stopped "
+        f"(p50 {ms(quantile(stopped, 50))} of their time)"
+    )
 
 
 def report_pool_during(moves: list[dict], reports: list[dict]) -> None:

@@ -17,6 +17,12 @@ Two more views of where a move's time goes, on only with the watch:
 - **What a late loop was doing**: a thread looks every few milliseconds at the probe's last tick;
   when the loop is late, it counts where the loop's thread stood and what the other busy threads
   were running (the one holding the GIL is among them).
+- **The loop's stalls, one by one** (``LoopLedger``): every turn of the loop whose callbacks held
+  its thread ``STALL_SECONDS`` or more, with the thread's CPU in that time (the rest it waited for
+  the GIL or a core), how many callbacks ran and which took longest (a task's by where its
+  coroutine resumed); and every return from ``select`` that came that much past its timeout (the
+  loop woke late: the GIL held by another thread, or no core). Each with how many request threads
+  were at work then (a view, or the render for the watchers: the GIL's other takers).
 """
 
 from __future__ import annotations
@@ -54,6 +60,15 @@ SAMPLE_SECONDS = 0.002
 IDLE_FUNCTIONS = frozenset(
     {"wait", "get", "_worker", "select", "poll", "sleep", "_wait_for_tstate_lock"}
 )
+#: A turn of the loop whose callbacks took this long, or a ``select`` that returned this much past
+#: its timeout, is a stall, entered in the ledger.
+STALL_SECONDS = 0.005
+#: How a line of the loop's stalls begins in the log.
+STALLS_MARK = "loop-stalls: "
+#: The longest callbacks of a stalled turn the ledger names.
+NAMED_CALLBACKS = 3
+#: The threads doing a request's work now (a view, the watchers' render): the GIL's other takers.
+working_threads: set[int] = set()
 
 
 @dataclass
@@ -89,6 +104,186 @@ def where(frame, depth: int = 3) -> str:
         names.append(f"{os.path.basename(code.co_filename)}:{frame.f_lineno} {code.co_name}")
         frame = frame.f_back
     return " < ".join(names)
+
+
+def resumes_at(coroutine: object, depth: int = 2) -> str:
+    """Where a suspended coroutine resumes: the innermost ``depth`` frames of its chain of
+    awaits outside asyncio's own (``sleep``, ``wait_for``…), innermost first, as
+    ``file:line function``."""
+    frames = []
+    while coroutine is not None:
+        frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None)
+        if frame is None:
+            break
+        code = frame.f_code
+        if f"{os.sep}asyncio{os.sep}" not in code.co_filename:
+            frames.append(f"{os.path.basename(code.co_filename)}:{frame.f_lineno} {code.co_name}")
+        coroutine = getattr(coroutine, "cr_await", None) or getattr(coroutine, "gi_yieldfrom", None)
+    return " < ".join(reversed(frames[-depth:])) or "a finished coroutine"
+
+
+def callback_name(handle: asyncio.Handle) -> str:
+    """What a callback of the loop runs: a task's step by where its coroutine resumes, anything
+    else by its function's name (and its first argument's type: Twisted's readers and writers)."""
+    callback = handle._callback
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        return "task " + resumes_at(owner.get_coro())
+    name = getattr(callback, "__qualname__", None) or type(callback).__name__
+    if handle._args:
+        name += f"({type(handle._args[0]).__name__})"
+    return name
+
+
+class LoopLedger:
+    """The stalls of one event loop, one by one (see the module's docstring): installed on the
+    loop's own turn (``_run_once``), its ``select`` and every callback it runs (``Handle._run``),
+    until ``uninstall``."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        #: Stalls not yet reported: [start (monotonic), kind ("turn" or "select"), wall seconds,
+        #: the loop thread's CPU seconds, callbacks run, the longest as [name, wall, CPU],
+        #: request threads at work].
+        self.stalls: list[list] = []
+        #: The whole run's stalls by kind, and stalled turns' named callbacks by name:
+        #: [count, wall seconds, CPU seconds, longest wall].
+        self.by_kind: dict[str, list[float]] = {}
+        self.by_callback: dict[str, list[float]] = {}
+        self.turn: list[tuple[float, float, str]] = []
+        self.installed = False
+        #: Calls to the selector: ``select`` (a turn), and changes to what it watches.
+        self.selects = 0
+        self.modified = 0
+
+    def install(self) -> None:
+        loop, ledger = self.loop, self
+        self.original_turn = loop._run_once
+        self.original_select = loop._selector.select
+        self.original_run = original_run = asyncio.events.Handle._run
+
+        def timed_run(handle: asyncio.Handle) -> None:
+            if handle._loop is not loop:
+                return original_run(handle)
+            try:
+                name = callback_name(handle)  # before it runs: where a task resumes
+            except Exception:  # the watch must never stop a callback from running
+                name = "(unnamed)"
+            start, cpu = time.perf_counter(), time.thread_time()
+            try:
+                return original_run(handle)
+            finally:
+                wall = time.perf_counter() - start
+                ledger.turn.append((wall, time.thread_time() - cpu, name))
+
+        # Other wrappers' (turn_writes, loop_polls), given back as they were.
+        self.before = {
+            (loop, "_run_once"): vars(loop).get("_run_once"),
+            (loop._selector, "select"): vars(loop._selector).get("select"),
+            (loop._selector, "modify"): vars(loop._selector).get("modify"),
+        }
+        loop._run_once = self.timed_turn
+        loop._selector.select = self.timed_select
+        self.original_modify = loop._selector.modify
+        loop._selector.modify = self.counted_modify
+        asyncio.events.Handle._run = timed_run
+        self.installed = True
+
+    def uninstall(self) -> None:
+        if not self.installed:
+            return
+        self.installed = False
+        for (owner, name), before in self.before.items():
+            if before is not None:
+                setattr(owner, name, before)
+            else:
+                delattr(owner, name)
+        asyncio.events.Handle._run = self.original_run
+
+    def counted_modify(self, fileobj: object, events: int, data: object = None) -> object:
+        """A socket's watch changed (``epoll_ctl``: a system call that lets the GIL go), as
+        Twisted's ``startWriting`` and ``stopWriting`` do."""
+        self.modified += 1
+        return self.original_modify(fileobj, events, data)
+
+    def timed_select(self, timeout: float | None = None) -> list:
+        self.selects += 1
+        start = time.perf_counter()
+        events = self.original_select(timeout)
+        self.selected = time.perf_counter() - start
+        late = self.selected - max(timeout or 0.0, 0.0)
+        if timeout is not None and late >= STALL_SECONDS:
+            self.enter(time.monotonic() - late, "select", late, 0.0, [])
+        return events
+
+    def timed_turn(self) -> None:
+        """A turn: its ``select``, then its callbacks and whatever runs after them (the writes'
+        flush, ``turn_writes``): the turn's wall time but the ``select``'s."""
+        self.turn = []
+        self.selected = 0.0
+        start, cpu = time.perf_counter(), time.thread_time()
+        try:
+            self.original_turn()
+        finally:
+            turn, self.turn = self.turn, []
+            wall = time.perf_counter() - start - self.selected
+            if wall >= STALL_SECONDS:
+                outside = wall - sum(w for w, _cpu, _name in turn)
+                if outside >= 0.001:
+                    turn.append(
+                        (outside, 0.0, "(outside callbacks: the turn itself, the writes' flush)")
+                    )
+                self.enter(time.monotonic() - wall, "turn", wall, time.thread_time() - cpu, turn)
+
+    def enter(
+        self, start: float, kind: str, wall: float, cpu: float, turn: list[tuple[float, float, str]]
+    ) -> None:
+        longest = sorted(turn, reverse=True)[:NAMED_CALLBACKS]
+        named = [[name, round(w, 5), round(c, 5)] for w, c, name in longest]
+        self.stalls.append(
+            [
+                round(start, 5),
+                kind,
+                round(wall, 5),
+                round(cpu, 5),
+                len(turn),
+                named,
+                len(working_threads),
+            ]
+        )
+        add_to(self.by_kind, kind, wall, cpu)
+        for w, c, name in longest:
+            add_to(self.by_callback, name, w, c)
+
+    def summary(self) -> dict[str, object]:
+        rounded = {
+            name: [int(n), round(w, 4), round(c, 4), round(m, 4)]
+            for name, (n, w, c, m) in self.by_callback.items()
+        }
+        slowest = sorted(rounded.items(), key=lambda item: -item[1][1])[:15]
+        kinds = {
+            k: [int(n), round(w, 4), round(c, 4), round(m, 4)]
+            for k, (n, w, c, m) in self.by_kind.items()
+        }
+        return {
+            "kinds": kinds,
+            "callbacks": slowest,
+            "selects": self.selects,
+            "modified": self.modified,
+        }
+
+    def taken(self) -> list[list]:
+        """The stalls not yet reported, taken out."""
+        stalls, self.stalls = self.stalls, []
+        return stalls
+
+
+def add_to(totals: dict[str, list[float]], key: str, wall: float, cpu: float) -> None:
+    entry = totals.setdefault(key, [0, 0.0, 0.0, 0.0])
+    entry[0] += 1
+    entry[1] += wall
+    entry[2] += cpu
+    entry[3] = max(entry[3], wall)
 
 
 class LoopWatch:
@@ -136,6 +331,8 @@ class LoopWatch:
         gc.callbacks.append(self.on_gc)
         self.loop_thread = threading.get_ident()
         self.last_tick = time.perf_counter()
+        self.ledger = LoopLedger(asyncio.get_running_loop())
+        self.ledger.install()
         self.tasks = [asyncio.ensure_future(self.probe())]
         self.sampling = threading.Event()
         threading.Thread(target=self.sample_while_late, daemon=True, name="loop-watch").start()
@@ -145,6 +342,7 @@ class LoopWatch:
     def stop(self) -> dict[str, object]:
         """Stop watching: the figures so far."""
         gc.callbacks.remove(self.on_gc)
+        self.ledger.uninstall()
         self.sampling.set()
         for task in self.tasks:
             task.cancel()
@@ -194,6 +392,9 @@ class LoopWatch:
             "late_samples": self.late_samples,
             "late_loop": self.late_loop.most_common(12),
             "late_others": self.late_others.most_common(12),
+            "stalls": self.ledger.summary() if self.started else None,
+            "writes": writes_figures(),
+            "polls_skipped": polls_skipped(),
         }
 
     def finished_moves(self, older_than: float) -> list[dict[str, object]]:
@@ -224,6 +425,9 @@ class LoopWatch:
         timed, self.timed = self.timed, []
         if timed:
             print(COLLECTIONS_MARK + json.dumps(timed), file=sys.stderr, flush=True)
+        stalls = self.ledger.taken()
+        if stalls:
+            print(STALLS_MARK + json.dumps(stalls), file=sys.stderr, flush=True)
 
 
 def idle_looks() -> dict[str, int] | None:
@@ -231,6 +435,22 @@ def idle_looks() -> dict[str, int] | None:
     from pdc_site import collector
 
     return dict(collector.idle_collector.looks) if collector.idle_collector else None
+
+
+def writes_figures() -> dict[str, int] | None:
+    """The sockets' writes sent at the end of the loop's turn so far (``turn_writes``), and how
+    many of them left data the reactor then watched for (None when they are not)."""
+    from pdc_site import turn_writes
+
+    writes = turn_writes._writes
+    return {"flushed": writes.flushed, "watched": writes.watched} if writes else None
+
+
+def polls_skipped() -> int | None:
+    """The polls of the network skipped so far (``loop_polls``; None when it is off)."""
+    from pdc_site import loop_polls
+
+    return loop_polls.installed.skipped if loop_polls.installed else None
 
 
 def pool_figures() -> dict[str, int] | None:
@@ -281,6 +501,18 @@ def socket_pushed(match_id: int, version: int, doorbell: float, how: str) -> Non
     frame (``how``: forwarded from the publisher, or read and rendered here)."""
     if _watch is not None:
         _watch.pushes.setdefault((match_id, version), []).append((doorbell, time.monotonic(), how))
+
+
+def work_begins() -> None:
+    """The calling thread begins a request's work (a view, the watchers' render): counted in the
+    loop's stalls while it lasts (a no-op unless watched)."""
+    if _watch is not None:
+        working_threads.add(threading.get_ident())
+
+
+def work_ends() -> None:
+    if _watch is not None:
+        working_threads.discard(threading.get_ident())
 
 
 def start_on_this_loop() -> None:

@@ -81,14 +81,18 @@ class AfterAnswerJobs:
         """Run the jobs kept so far, in order; one that fails is logged, the others still run."""
         jobs, self.jobs = self.jobs, []
         loop_watch.mark("jobs")
-        for job in jobs:
-            try:
-                follow_up = job()
-            except Exception:
-                logger.exception("a job after the answer failed")
-                continue
-            if follow_up is not None:
-                self.follow_up_now(follow_up)
+        loop_watch.work_begins()
+        try:
+            for job in jobs:
+                try:
+                    follow_up = job()
+                except Exception:
+                    logger.exception("a job after the answer failed")
+                    continue
+                if follow_up is not None:
+                    self.follow_up_now(follow_up)
+        finally:
+            loop_watch.work_ends()
         loop_watch.mark("rendered")
 
     def follow_up_now(self, follow_up: Callable[[], Awaitable[None]]) -> None:
@@ -348,8 +352,12 @@ class OneHopHandler(SyncTwins, ASGIHandler):
         database connection, instead of one more hop afterwards. Any other answer (not streamed)
         is closed here, before it is sent, which saves the hop to close it."""
         loop_watch.mark("thread")
-        self.started(request.scope)
-        response = super().get_response(request)
+        loop_watch.work_begins()
+        try:
+            self.started(request.scope)
+            response = super().get_response(request)
+        finally:
+            loop_watch.work_ends()
         loop_watch.mark("made")
         pending = _after_answer.get()
         if pending is not None and pending.jobs:
