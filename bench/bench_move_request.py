@@ -51,30 +51,7 @@ def main() -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
-    os.environ["DJANGO_DEBUG"] = "0"
-    import django
-
-    django.setup()
-    from django.core.cache import cache
-    from django.core.management import call_command
-    from django.test import Client
-
-    from games import api, ratelimit
-
-    call_command("migrate", verbosity=0)
-    cache.clear()
-    # Three players move here as fast as they can: the limits are raised, not skipped, so that
-    # every request still counts its hits in the cache as on the site.
-    ratelimit.MOVES_PER_WINDOW = api.CALLS_PER_WINDOW = (10**9, 60)
-    client = Client(HTTP_HOST="localhost")
-    # Views as the site's handler calls them under daphne (request_threads.OneHopHandler: an
-    # async view's synchronous twin, in the request's thread).
-    client.handler = site_client_handler()
-    table = Table(client, make_tokens(SEATS))
-    table.open()
-    for _ in range(20):  # warm up
-        table.move()
+    table = warm_table()
     times: dict[str, list[float]] = {"trivial": [], "get": [], "post": []}
     cpu_times: dict[str, list[float]] = {"trivial": [], "get": [], "post": []}
     queries: dict[str, list[int]] = {"trivial": [], "get": [], "post": []}
@@ -103,6 +80,36 @@ def run(args: argparse.Namespace) -> int:
     if args.profile:
         profile(table)
     return 0
+
+
+def warm_table() -> Table:
+    """Django set up on this database (migrated, the cache cleared), a table of ``SEATS`` players
+    opened through the site's handler and 20 moves played on it to warm up."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
+    os.environ["DJANGO_DEBUG"] = "0"
+    import django
+
+    django.setup()
+    from django.core.cache import cache
+    from django.core.management import call_command
+    from django.test import Client
+
+    from games import api, ratelimit
+
+    call_command("migrate", verbosity=0)
+    cache.clear()
+    # Three players move here as fast as they can: the limits are raised, not skipped, so that
+    # every request still counts its hits in the cache as on the site.
+    ratelimit.MOVES_PER_WINDOW = api.CALLS_PER_WINDOW = (10**9, 60)
+    client = Client(HTTP_HOST="localhost")
+    # Views as the site's handler calls them under daphne (request_threads.OneHopHandler: an
+    # async view's synchronous twin, in the request's thread).
+    client.handler = site_client_handler()
+    table = Table(client, make_tokens(SEATS))
+    table.open()
+    for _ in range(20):
+        table.move()
+    return table
 
 
 def site_client_handler() -> Any:

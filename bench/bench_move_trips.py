@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_move_request import SEATS, Table, make_tokens, site_client_handler  # noqa: E402
+from bench.bench_move_request import Table, warm_table  # noqa: E402
 from bench.bench_rankings import database_cpu_reader  # noqa: E402
 
 MODES = ("one trip", "one by one")
@@ -47,26 +47,9 @@ def main() -> int:
 
 
 def run(moves: int) -> int:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
-    os.environ["DJANGO_DEBUG"] = "0"
-    import django
+    table = warm_table()
+    from games import rows
 
-    django.setup()
-    from django.core.cache import cache
-    from django.core.management import call_command
-    from django.test import Client
-
-    from games import api, ratelimit, rows
-
-    call_command("migrate", verbosity=0)
-    cache.clear()
-    ratelimit.MOVES_PER_WINDOW = api.CALLS_PER_WINDOW = (10**9, 60)
-    client = Client(HTTP_HOST="localhost")
-    client.handler = site_client_handler()
-    table = Table(client, make_tokens(SEATS))
-    table.open()
-    for _ in range(20):
-        table.move()
     allowed = rows.commits_with_last_write
     database = database_cpu_reader()
     samples: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in MODES}
