@@ -19,13 +19,14 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.bench_push import scratch_sqlite_site  # noqa: E402
 
 SEATS = 3
 
@@ -88,19 +89,9 @@ def main() -> int:
     parser.add_argument("--language", default="en")
     parser.add_argument("--game", default="part-du-chef")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        os.environ["SQLITE_PATH"] = str(Path(folder) / "bench.sqlite3")
-        os.environ.pop("DATABASE_URL", None)
-        os.environ.pop("REDIS_URL", None)
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
+    with scratch_sqlite_site():
         from games import rendering
 
-        call_command("migrate", verbosity=0)
         reads = read_versions(args.game, args.versions)
         kept = rendering.kept_translations
         ways = {"kept per language": kept, "Django's gettext": contextlib.nullcontext}
