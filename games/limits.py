@@ -8,10 +8,15 @@ something cannot lock that client out for longer. While the cache is away, nothi
 from __future__ import annotations
 
 import contextlib
+import logging
+from typing import Any
 
 from django.core.cache import cache, caches
+from redis.exceptions import RedisError
 
 from pdc_site.cache import ForgivingRedisCache
+
+logger = logging.getLogger(__name__)
 
 
 def _key(kind: str, holder: str) -> str:
@@ -53,6 +58,49 @@ def held(kind: str, holder: str) -> int:
 def held_many(kind: str, holders: list[str]) -> dict[str, int]:
     """How many ``kind`` each of these holders holds now, in one read of the cache (holders that
     hold none are left out)."""
-    keys = {_key(kind, holder): holder for holder in holders}
-    found = cache.get_many(list(keys))
-    return {keys[key]: int(count) for key, count in found.items() if int(count or 0) > 0}
+    return HeldCounts(kind, holders).read()
+
+
+class HeldCounts:
+    """The counts of a fixed list of holders of one kind, read again and again (a table's
+    viewers, at every version of the table): ``read()`` is ``held_many``.
+
+    On Redis the cache's keys are made once (Django's prefix, version and validation of each of
+    them cost more than the ``MGET`` itself: a table's 32 viewers took 1% of a busy daphne's CPU)
+    and read with the cache's own client; they are made again only if the cache's key settings
+    change. The same keys and values as ``cache.get_many``; while Redis is away nobody holds
+    anything, as the cache's miss answers."""
+
+    def __init__(self, kind: str, holders: list[str]) -> None:
+        self.holders = list(holders)
+        self.keys = [_key(kind, holder) for holder in self.holders]
+        self._made: tuple[tuple, list[str]] | None = None
+
+    def read(self) -> dict[str, int]:
+        backend = caches["default"]
+        if not isinstance(backend, ForgivingRedisCache):
+            found = backend.get_many(self.keys)
+            counts = [found.get(key) for key in self.keys]
+        else:
+            counts = self._read_redis(backend)
+        return {
+            holder: int(count)
+            for holder, count in zip(self.holders, counts, strict=True)
+            if int(count or 0) > 0
+        }
+
+    def _made_keys(self, backend: ForgivingRedisCache) -> list[str]:
+        settings = (backend.key_prefix, backend.version, backend.key_func)
+        if self._made is None or self._made[0] != settings:
+            self._made = (settings, [backend.make_and_validate_key(key) for key in self.keys])
+        return self._made[1]
+
+    def _read_redis(self, backend: ForgivingRedisCache) -> list[Any]:
+        client = backend._cache  # Django's RedisCacheClient: its shared client and serializer
+        try:
+            values = client.get_client(None).mget(self._made_keys(backend))
+        except RedisError as error:
+            logger.warning("the cache is away (%s): held_many skipped", error)
+            return [None] * len(self.keys)
+        loads = client._serializer.loads
+        return [None if value is None else loads(value) for value in values]

@@ -93,17 +93,58 @@ def _read(match: Match, seats: list[Seat]) -> rendering.TableSnapshot:
     return snapshot
 
 
-def _candidates(match: Match, seats: list[Seat]) -> dict[str, tuple[Any, str | None, str]]:
-    """Every viewer whose parts may be published: visitors and the seated players, with or
-    without the table's invitation code, in every language."""
-    users: list[tuple[int | None, Any]] = [(None, AnonymousUser())]
-    users += [(s.user_id, s.user) for s in seats if s.user_id is not None]
+def _candidates(match: Match, seats: list[Seat]) -> dict[str, tuple[int | None, str | None, str]]:
+    """Every viewer whose parts may be published: visitors (None) and the seated players (their
+    user's id), with or without the table's invitation code, in every language."""
+    users = [None, *(s.user_id for s in seats if s.user_id is not None)]
     return {
-        viewer_field(pk, invite, language): (user, invite, language)
+        viewer_field(pk, invite, language): (pk, invite, language)
         for language, _name in settings.LANGUAGES
         for invite in (None, match.invite_code)
-        for pk, user in users
+        for pk in users
     }
+
+
+class Viewers:
+    """A table's publishable viewers (``_candidates``) and the counts that say which of them
+    watch (``limits.HeldCounts``): the same at every version while the seats' players, the
+    invitation code and the languages stay, so made once for them, not at every move."""
+
+    def __init__(self, match: Match, seats: list[Seat]) -> None:
+        self.candidates = _candidates(match, seats)
+        fields = list(self.candidates)
+        self.fields = {_holder(match.pk, field): field for field in fields}
+        self.counts = limits.HeldCounts(VIEWER_KIND, list(self.fields))
+
+    def watching(self) -> list[str]:
+        """The fields of the viewers who watch the table now (one read of the cache)."""
+        return [self.fields[holder] for holder in sorted(self.counts.read())]
+
+
+#: Tables whose viewers a process keeps (``Viewers``), by what they are made of.
+KEPT_VIEWERS = 1000
+_viewers: OrderedDict[tuple, Viewers] = OrderedDict()
+
+
+def viewers_of(match: Match, seats: list[Seat]) -> Viewers:
+    """``match``'s viewers, made once per table, players, invitation code and languages."""
+    key = (
+        match.pk,
+        match.invite_code,
+        tuple(s.user_id for s in seats),
+        tuple(code for code, _name in settings.LANGUAGES),
+    )
+    with _reads_lock:
+        kept = _viewers.get(key)
+        if kept is not None:
+            _viewers.move_to_end(key)
+            return kept
+    made = Viewers(match, seats)
+    with _reads_lock:
+        _viewers[key] = made
+        while len(_viewers) > KEPT_VIEWERS:
+            _viewers.popitem(last=False)
+    return made
 
 
 def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | None:
@@ -112,17 +153,18 @@ def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | 
     would take them."""
     # Who watches first: a table nobody watches (the worker's bots, an arena) costs no more.
     seats = rendering.seats_of(match)
-    candidates = _candidates(match, seats)
-    holders = {_holder(match.pk, field): field for field in candidates}
-    watching = limits.held_many(VIEWER_KIND, list(holders))
+    viewers = viewers_of(match, seats)
+    watching = viewers.watching()
     if not watching:
         return None
     snapshot = _read(match, seats)
     shared: dict[str, dict[str, str]] = {}
     own: dict[str, dict[str, str]] = {}
-    for holder in sorted(watching):
-        field = holders[holder]
-        user, invite, language = candidates[field]
+    users: dict[int | None, Any] = {s.user_id: s.user for s in seats if s.user_id is not None}
+    users[None] = AnonymousUser()
+    for field in watching:
+        pk, invite, language = viewers.candidates[field]
+        user = users[pk]
         with translation.override(language):
             parts = rendering.table_parts(snapshot, user, invite)
         shared.setdefault(

@@ -83,3 +83,67 @@ def test_nothing_is_refused_while_redis_is_away(monkeypatch):
     away = ForgivingRedisCache(f"redis://127.0.0.1:{port}/0", {})
     use_cache(monkeypatch, away)
     assert all(limits.take("socket", "user:1", 1, 60) for _ in range(3))
+
+
+def counted_key_making(monkeypatch, backend) -> list:
+    made = []
+    make = type(backend).make_and_validate_key
+
+    def counting(self, key, version=None):
+        made.append(key)
+        return make(self, key, version)
+
+    monkeypatch.setattr(type(backend), "make_and_validate_key", counting)
+    return made
+
+
+@pytest.mark.redis
+def test_held_counts_read_what_get_many_reads_and_make_the_cache_s_keys_once(
+    redis_cache, monkeypatch
+):
+    """A table's viewers are read at every version: their keys are made the first time only,
+    and the counts are the cache's own (``get_many``), holders holding none left out."""
+    limits.take("table-viewer", "7|1||en", 10, 60)
+    limits.take("table-viewer", "7|1||en", 10, 60)
+    limits.take("table-viewer", "7|||fr", 10, 60)
+    limits.take("table-viewer", "7|2||de", 10, 60)
+    limits.give_back("table-viewer", "7|2||de")  # held, then given back: 0, left out
+    holders = ["7|1||en", "7|||fr", "7|2||de", "7|3||it"]
+    expected = {"7|1||en": 2, "7|||fr": 1}
+    assert limits.held_many("table-viewer", holders) == expected
+    counts = limits.HeldCounts("table-viewer", holders)
+    made = counted_key_making(monkeypatch, redis_cache)
+    assert counts.read() == expected
+    assert len(made) == len(holders)
+    assert counts.read() == expected
+    assert counts.read() == expected
+    assert len(made) == len(holders)  # the later reads made no key
+
+
+@pytest.mark.redis
+def test_held_counts_make_their_keys_again_when_the_cache_s_prefix_changes(redis_cache):
+    counts = limits.HeldCounts("table-viewer", ["8|||en"])
+    limits.take("table-viewer", "8|||en", 10, 60)
+    assert counts.read() == {"8|||en": 1}
+    redis_cache.key_prefix = f"{redis_cache.key_prefix}-other"
+    assert counts.read() == {}  # the other prefix's key, not the one made first
+    limits.take("table-viewer", "8|||en", 10, 60)
+    limits.take("table-viewer", "8|||en", 10, 60)
+    assert counts.read() == {"8|||en": 2}
+
+
+def test_held_counts_read_nobody_while_redis_is_away(monkeypatch):
+    from socket import socket
+
+    with socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    use_cache(monkeypatch, ForgivingRedisCache(f"redis://127.0.0.1:{port}/0", {}))
+    assert limits.HeldCounts("table-viewer", ["9|||en"]).read() == {}
+
+
+def test_held_counts_on_the_generic_cache(monkeypatch):
+    use_cache(monkeypatch, LocMemCache(f"held-{uuid.uuid4().hex}", {}))
+    limits.take("table-viewer", "9|||en", 10, 60)
+    counts = limits.HeldCounts("table-viewer", ["9|||en", "9|||fr"])
+    assert counts.read() == {"9|||en": 1}
