@@ -67,3 +67,35 @@ async def test_a_doorbell_does_not_wait_for_a_socket_joining_a_group(monkeypatch
             layer.group_send("table-2", {"type": "t", "version": 3}), DEADLOCK_GUARD
         )
     assert sent == [{"type": "t", "version": 3}]
+
+
+async def test_a_group_s_message_is_unpacked_once_for_all_of_its_sockets_in_a_process(monkeypatch):
+    """The same bytes queued for three sockets: one unpack, three equal messages, each socket's
+    its own dict (what one adds to it, the others do not see)."""
+    layer = a_layer()
+    here = layer._get_layer()
+    channels = [f"test.socket{n}" for n in range(3)]
+    for channel in channels:
+        here.channels[channel] = asyncio.Queue()
+    here.groups[here._get_group_channel_name("table-3")] = set(channels)
+    unpacks = []
+    unpack = layer._serializer.deserialize
+
+    def counted(data: bytes) -> dict:
+        unpacks.append(data)
+        return unpack(data)
+
+    monkeypatch.setattr(layer._serializer, "deserialize", counted)
+    message = {"type": "table.changed", "version": 4, "parts": {"own": {"a": {"x": "<p>"}}}}
+    data = layer.serialize(message)
+    shard = here._get_shard(here._get_group_channel_name("table-3"))
+    shard._receive_message({"channel": here._get_group_channel_name("table-3"), "data": data})
+    received = [await here.receive(channel) for channel in channels]
+    assert received == [message] * 3
+    assert len(unpacks) == 1
+    received[0]["seen"] = True
+    assert "seen" not in received[1] and "seen" not in received[2]
+    # Other bytes, even equal ones, are unpacked again.
+    shard._receive_message({"channel": channels[0], "data": bytes(bytearray(data))})
+    assert await here.receive(channels[0]) == message
+    assert len(unpacks) == 2
