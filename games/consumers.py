@@ -268,11 +268,16 @@ def load_and_render(
     match_id: int,
     viewers: list[tuple[tuple, tuple[Any, str | None, str], int]],
     previous: rendering.TableSnapshot | None = None,
+    reuse: bool = False,
 ) -> tuple[rendering.TableSnapshot | None, dict[tuple, dict[str, str] | Exception]]:
     """A read of the table (after ``previous``, the last one), and its parts for each viewer
     (key, viewer, version it pushed last) that is behind it: the one trip to the rendering
-    thread of a table version."""
-    snapshot = rendering.load_table(match_id, previous)
+    thread of a table version. ``reuse``: ``previous`` itself when the table is still as it read
+    it (``rendering.still_current``), with what its memo holds (the shared parts)."""
+    if reuse and previous is not None and rendering.still_current(previous):
+        snapshot: rendering.TableSnapshot | None = previous
+    else:
+        snapshot = rendering.load_table(match_id, previous)
     if snapshot is None:
         return None, {}
     behind = {key: viewer for key, viewer, sent in viewers if sent < snapshot.version}
@@ -357,11 +362,14 @@ class TableHub:
         return await asyncio.shield(watch.loading)
 
     async def fresh(self, match_id: int) -> rendering.TableSnapshot | None:
-        """A read that began now (a socket that just joined must see every change before it)."""
+        """A read that began now (a socket that just joined must see every change before it),
+        or the last read when a check that began now finds the table unchanged since: the
+        sockets of a table's players connect one after another, and the second and third
+        connected to the first one's read again, shared parts and all."""
         watch = self.watches.get(match_id)
         if watch is None:
             return await database_sync_to_async(rendering.load_table)(match_id)
-        return await self.load(match_id, watch)
+        return await self.load(match_id, watch, reuse=True)
 
     async def shared_load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
         try:
@@ -406,11 +414,14 @@ class TableHub:
                 del watch.rounds[current.version]
         return own_parts(rendered, key)
 
-    async def load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
+    async def load(
+        self, match_id: int, watch: TableWatch, reuse: bool = False
+    ) -> rendering.TableSnapshot | None:
         """A read of the table, with the parts of every socket that is behind it rendered in
-        the same trip to the rendering thread (``parts`` then finds them)."""
+        the same trip to the rendering thread (``parts`` then finds them). ``reuse``: the last
+        read when the table has not changed since (``load_and_render``)."""
         snapshot, rendered = await database_sync_to_async(load_and_render)(
-            match_id, watch.viewers(), watch.snapshot
+            match_id, watch.viewers(), watch.snapshot, reuse
         )
         if snapshot is None:
             return None

@@ -153,6 +153,20 @@ def snapshot_of(
     return TableSnapshot(match, by_index, rows, invited, memo)
 
 
+def still_current(snapshot: TableSnapshot) -> bool:
+    """Whether a running table is still as ``snapshot`` read it, in one small query: every
+    change of a table bumps its version (``services._changed``, ``end_match``), and the
+    deadline, which a worker's job moves without one, is compared too (the timer is rendered
+    from it). The secret seed tells another table apart where a test database reuses ids. An
+    open or finished table is never taken as current: what its parts show also depends on rows
+    that change without its version (invitations dismissed, its rematch filling up)."""
+    match = snapshot.match
+    if not match.is_playing:
+        return False
+    now = Match.objects.filter(pk=match.pk).values_list("version", "deadline", "seed").first()
+    return now == (match.version, match.deadline, match.seed)
+
+
 def let_go(snapshot: TableSnapshot) -> None:
     """A read no longer kept: its match forgets the seats it was read with. The match and its
     seats refer to each other (the seats' cache of their match, the match's prefetched seats),

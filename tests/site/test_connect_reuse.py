@@ -1,0 +1,112 @@
+"""A table's sockets connecting one after another (its players', as a match starts) share one
+read of the table (``TableHub.fresh``): a socket that connects to a running table still as the
+last read found it (``rendering.still_current``: the same version, deadline and seed) gets its
+first frame from that read, shared parts and all, with one small query; any change since, even a
+deadline moved without a new version, is read in full as before."""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.utils import timezone, translation
+
+from games import consumers, rendering
+from games.models import Match
+from tests.sockets import connected
+
+from .factories import play_one_move, started_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def counted(monkeypatch, name: str) -> list:
+    calls: list = []
+    real = getattr(rendering, name)
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rendering, name, counting)
+    return calls
+
+
+def read_alone(match_id: int, user) -> str:
+    """The first frame a socket of ``user`` gets from a read of its own."""
+    with translation.override("en"):
+        parts = rendering.table_parts(rendering.load_table(match_id), user)
+    return "\n".join(parts.values())
+
+
+#: The timer counts the seconds left at the moment of the render.
+TIMER = re.compile(r'<div id="table-timer".*?</div>\n', re.S)
+
+
+@pytest.mark.asyncio
+async def test_the_players_sockets_share_the_first_one_s_read_of_an_unchanged_table(monkeypatch):
+    match, users = await sync_to_async(started_table)(players=3)
+    reads, checks = counted(monkeypatch, "load_table"), counted(monkeypatch, "still_current")
+    frames, sockets = [], []
+    for user in users:
+        socket, frame = await connected(f"/ws/tables/{match.pk}/", user)
+        sockets.append(socket)
+        frames.append(frame)
+    assert reads == [match.pk]  # the first socket's read only
+    assert len(checks) == 2 and all(s.version == match.version for s in checks)
+    for user, frame in zip(users, frames, strict=True):
+        alone = await sync_to_async(read_alone)(match.pk, user)
+        assert TIMER.sub("", frame) == TIMER.sub("", alone)
+    assert len(set(frames)) == 3  # each seat its own parts
+    for socket in sockets:
+        await socket.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_a_socket_connecting_after_a_change_reads_the_table_again(monkeypatch):
+    match, users = await sync_to_async(started_table)(players=3)
+    first, _ = await connected(f"/ws/tables/{match.pk}/", users[0])
+    reads = counted(monkeypatch, "load_table")
+    match = await sync_to_async(play_one_move)(match, users, random.Random(3))
+    await first.receive_from(timeout=5)  # the move's push
+    second, frame = await connected(f"/ws/tables/{match.pk}/", users[1])
+    assert reads == [match.pk]
+    assert f'data-version="{match.version}"' in frame
+    # A deadline moved without a new version (a worker's job) is a change too.
+    later = timezone.now() + timedelta(hours=5)
+    await sync_to_async(Match.objects.filter(pk=match.pk).update)(deadline=later)
+    third, frame = await connected(f"/ws/tables/{match.pk}/", users[2])
+    assert reads == [match.pk, match.pk]
+    assert later.isoformat() in frame
+    for socket in (first, second, third):
+        await socket.disconnect()
+
+
+def test_an_open_or_finished_table_is_never_taken_as_unchanged():
+    match, _users = started_table(players=3)
+    snapshot = rendering.load_table(match.pk)
+    assert rendering.still_current(snapshot)
+    for status in (Match.Status.OPEN, Match.Status.FINISHED):
+        Match.objects.filter(pk=match.pk).update(status=status)
+        assert not rendering.still_current(rendering.load_table(match.pk))
+    other = Match.objects.filter(pk=match.pk)
+    other.update(status=Match.Status.PLAYING, seed="another table with the same id")
+    assert not rendering.still_current(snapshot)
+
+
+@pytest.mark.asyncio
+async def test_a_socket_that_asks_for_the_whole_table_again_gets_it_from_the_unchanged_read(
+    monkeypatch,
+):
+    match, users = await sync_to_async(started_table)(players=3)
+    socket, first = await connected(f"/ws/tables/{match.pk}/", users[0])
+    reads = counted(monkeypatch, "load_table")
+    await socket.send_json_to({"type": "sync"})
+    again = await socket.receive_from(timeout=5)
+    assert reads == []
+    assert TIMER.sub("", again) == TIMER.sub("", first)
+    await socket.disconnect()
+    assert consumers.table_hub().watches == {}
