@@ -44,10 +44,39 @@ def take(kind: str, holder: str, cap: int, seconds: int) -> bool:
     return True
 
 
+#: KEYS[1]: a count (``take``): one less, unless it expired meanwhile (nothing left to give back;
+#: a missing key is not made -1).
+GIVE_BACK = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.call('DECR', KEYS[1])
+end
+return nil
+"""
+
+
 def give_back(kind: str, holder: str) -> None:
+    key = _key(kind, holder)
+    backend = caches["default"]
+    if isinstance(backend, ForgivingRedisCache):
+        _give_back_on_redis(backend, key)  # one round trip, where ``decr`` took two
+        return
     # A count that expired meanwhile has nothing left to give back.
     with contextlib.suppress(ValueError):
-        cache.decr(_key(kind, holder))
+        cache.decr(key)
+
+
+_scripts: dict[int, Any] = {}
+
+
+def _give_back_on_redis(backend: ForgivingRedisCache, key: str) -> None:
+    client = backend._cache.get_client(None, write=True)  # the process's shared client
+    script = _scripts.get(id(client))
+    if script is None:
+        script = _scripts.setdefault(id(client), client.register_script(GIVE_BACK))
+    try:
+        script(keys=[backend.make_and_validate_key(key)])
+    except RedisError as error:
+        logger.warning("the cache is away (%s): give_back skipped", error)
 
 
 def held(kind: str, holder: str) -> int:

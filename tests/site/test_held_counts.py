@@ -147,3 +147,40 @@ def test_held_counts_on_the_generic_cache(monkeypatch):
     limits.take("table-viewer", "9|||en", 10, 60)
     counts = limits.HeldCounts("table-viewer", ["9|||en", "9|||fr"])
     assert counts.read() == {"9|||en": 1}
+
+
+@pytest.mark.redis
+def test_a_give_back_is_one_round_trip_and_makes_no_count_that_expired(
+    redis_cache, monkeypatch
+):
+    commands = []
+    execute = redis.Redis.execute_command
+
+    def counted(self, *args, **kwargs):
+        commands.append(args[0])
+        return execute(self, *args, **kwargs)
+
+    limits.take("socket", "user:5", 3, 60)
+    limits.take("socket", "user:5", 3, 60)
+    with monkeypatch.context() as patched:
+        patched.setattr(redis.Redis, "execute_command", counted)
+        limits.give_back("socket", "user:5")
+    assert len(commands) == 1, commands
+    assert limits.held("socket", "user:5") == 1
+    limits.give_back("socket", "user:5")
+    limits.give_back("socket", "user:6")  # expired (or never held): not made again
+    assert limits.held("socket", "user:5") == 0
+    client = redis_cache._cache.get_client(write=True)
+    assert not client.exists(redis_cache.make_key("held:socket:user:6"))
+    assert limits.take("socket", "user:6", 1, 60)
+    assert not limits.take("socket", "user:6", 1, 60)
+
+
+def test_a_give_back_while_redis_is_away_is_skipped(monkeypatch):
+    from socket import socket
+
+    with socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    use_cache(monkeypatch, ForgivingRedisCache(f"redis://127.0.0.1:{port}/0", {}))
+    limits.give_back("socket", "user:1")  # no exception: logged and skipped
