@@ -150,9 +150,7 @@ def test_held_counts_on_the_generic_cache(monkeypatch):
 
 
 @pytest.mark.redis
-def test_a_give_back_is_one_round_trip_and_makes_no_count_that_expired(
-    redis_cache, monkeypatch
-):
+def test_a_give_back_is_one_round_trip_and_makes_no_count_that_expired(redis_cache, monkeypatch):
     commands = []
     execute = redis.Redis.execute_command
 
