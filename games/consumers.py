@@ -307,6 +307,9 @@ class TableWatch:
         self.snapshot: rendering.TableSnapshot | None = None
         self.loading: asyncio.Future | None = None
         self.rounds: dict[int, RenderRound] = {}
+        #: Held by a socket's first read (``TableHub.fresh``): the sockets that connect together
+        #: read one after another, so that the later ones may take the first one's read.
+        self.connecting = asyncio.Lock()
 
     def begin_round(self, current: RenderRound) -> None:
         self.rounds[current.version] = current
@@ -364,12 +367,14 @@ class TableHub:
     async def fresh(self, match_id: int) -> rendering.TableSnapshot | None:
         """A read that began now (a socket that just joined must see every change before it),
         or the last read when a check that began now finds the table unchanged since: the
-        sockets of a table's players connect one after another, and the second and third
-        connected to the first one's read again, shared parts and all."""
+        sockets of a table's players connect about together, and the second and third took the
+        first one's read again, shared parts and all (they wait for it: one read and two checks
+        where three reads ran side by side)."""
         watch = self.watches.get(match_id)
         if watch is None:
             return await database_sync_to_async(rendering.load_table)(match_id)
-        return await self.load(match_id, watch, reuse=True)
+        async with watch.connecting:
+            return await self.load(match_id, watch, reuse=True)
 
     async def shared_load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
         try:

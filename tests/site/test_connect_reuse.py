@@ -6,6 +6,7 @@ deadline moved without a new version, is read in full as before."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from datetime import timedelta
@@ -110,3 +111,19 @@ async def test_a_socket_that_asks_for_the_whole_table_again_gets_it_from_the_unc
     assert TIMER.sub("", again) == TIMER.sub("", first)
     await socket.disconnect()
     assert consumers.table_hub().watches == {}
+
+
+@pytest.mark.asyncio
+async def test_sockets_connecting_at_once_wait_for_the_first_read_and_take_it(monkeypatch):
+    """Three players' pages opened together: their first reads do not run side by side (each
+    a read of its own), they run one after another and the later two take the first one's."""
+    match, users = await sync_to_async(started_table)(players=3)
+    reads, checks = counted(monkeypatch, "load_table"), counted(monkeypatch, "still_current")
+    opened = await asyncio.gather(*(connected(f"/ws/tables/{match.pk}/", u) for u in users))
+    assert reads == [match.pk]
+    assert len(checks) == 2
+    for user, (_socket, frame) in zip(users, opened, strict=True):
+        alone = await sync_to_async(read_alone)(match.pk, user)
+        assert TIMER.sub("", frame) == TIMER.sub("", alone)
+    for socket, _frame in opened:
+        await socket.disconnect()
