@@ -189,8 +189,9 @@ def _keep_creator(previous: Match, match: Match) -> None:
 
 
 #: What a read keeps of the previous read's memo: what no later version changes (the table's
-#: links; the sentences of moves made, by language, names and bots).
-KEPT_MEMO = frozenset({"links", "log texts"})
+#: links; the sentences of moves made, by language, names and bots), and the spectator's table
+#: info with what it was made from (``_spectators_table_info``).
+KEPT_MEMO = frozenset({"links", "log texts", "table made"})
 
 
 def kept_memo(memo: dict[tuple, Any]) -> dict[tuple, Any]:
@@ -356,15 +357,19 @@ def table_context(
     names = snapshot.once(("names", language), lambda: seat_names(seats, match.seats_count))
     invite = invite_code if invite_code and invite_code == match.invite_code else None
     links = snapshot.once(("links", language), lambda: table_links(match))
+    # Reversed once per read, not by each viewer's actions (a look-up of the script prefix and
+    # URLconf each time).
+    urls = snapshot.once(("urls",), lambda: table_urls(match.pk))
     # The same for every spectator of a version; a seated viewer's differs only by the private
     # table's invitation link, so it is the spectator's with that link (built once).
     table = snapshot.once(
-        ("table", language, invite), lambda: table_info(match, engine, seats, None, invite, links)
+        ("table", language, invite),
+        lambda: _spectators_table_info(snapshot, engine, language, invite, links, urls),
     )
     if me is not None and match.private:
         table = snapshot.once(
             ("table", language, invite, "seated"),
-            lambda: {**table, "invite_url": _invite_url(match)},
+            lambda: {**table, "invite_url": _invite_url(match, urls)},
         )
     context: dict[str, Any] = {
         "table": table,
@@ -397,7 +402,8 @@ def table_context(
             user,
             table,
             snapshot.invited,
-            snapshot.once(("login", invite), lambda: _login_url(match, table)),
+            snapshot.once(("login", invite), lambda: _login_url(match, table, urls)),
+            urls,
         ),
         "game": None,
         "moves": None,
@@ -460,7 +466,7 @@ def table_context(
         # own): read once, not once per viewer.
         return snapshot.once(("rematch",), lambda: services.rematch_of(match))
 
-    add_table_extras(context, match, seats, me, user, facts, rematch)
+    add_table_extras(context, match, seats, me, user, facts, rematch, urls)
     return context
 
 
@@ -485,9 +491,10 @@ def table_info(
     me: Seat | None,
     invite: str | None,
     links: list[dict[str, str]] | None = None,
+    urls: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     pk = match.pk
-    urls = table_urls(pk)
+    urls = table_urls(pk) if urls is None else urls
     url = urls["table"]
     return {
         "id": pk,
@@ -520,14 +527,54 @@ def table_info(
         "bot_url": urls["add_bot"],
         "record_url": _with_query(urls["record"], invite=invite),
         "replay_url": _with_query(urls["replay"], invite=invite),
-        "invite_url": _invite_url(match) if me is not None and match.private else None,
+        "invite_url": _invite_url(match, urls) if me is not None and match.private else None,
         "links": table_links(match) if links is None else links,
     }
 
 
-def _invite_url(match: Match) -> str:
+def _spectators_table_info(
+    snapshot: TableSnapshot,
+    engine: Engine,
+    language: str,
+    invite: str | None,
+    links: list[dict[str, str]],
+    urls: dict[str, str],
+) -> dict[str, Any]:
+    """The spectator's ``table_info`` of this read: the previous version's with this version
+    and seat count when everything else it is made from is the same (nearly every move), else
+    made again. Its labels (mode, status, timer, options, end) cost a tenth of a millisecond
+    per version through Django's translations and choices, and change a few times a match."""
+    match = snapshot.match
+    creator = match.created_by.username if match.created_by else None
+    made_from = (
+        match.pk,
+        match.game,
+        match.mode,
+        match.status,
+        match.end_reason,
+        match.seats_count,
+        match.private,
+        match.turn_seconds,
+        match.options,
+        match.state is not None,
+        creator,
+        links,
+        urls,
+    )
+    key = ("table made", language, invite)
+    kept = snapshot.memo.get(key)
+    if kept is not None and kept[0] == made_from:
+        info = kept[1]
+    else:
+        info = table_info(match, engine, snapshot.seats, None, invite, links, urls)
+        snapshot.memo[key] = (made_from, info)
+    return {**info, "version": match.version, "taken": len(snapshot.seats)}
+
+
+def _invite_url(match: Match, urls: dict[str, str] | None = None) -> str:
     """The private table's link with its invitation (shown to the players seated at it)."""
-    return _with_query(table_urls(match.pk)["table"], invite=match.invite_code)
+    urls = table_urls(match.pk) if urls is None else urls
+    return _with_query(urls["table"], invite=match.invite_code)
 
 
 def _seat_actions(
@@ -539,7 +586,9 @@ def _seat_actions(
     table: dict[str, Any],
     invited: list[Invitation],
     login_url: str,
+    urls: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    urls = table_urls(match.pk) if urls is None else urls
     full = len(seats) >= match.seats_count
     friends_to_invite = []
     if match.is_open and me is not None and not full:
@@ -550,7 +599,7 @@ def _seat_actions(
     return {
         "invited": [i.to_user.username for i in invited],
         "friends_to_invite": friends_to_invite,
-        "invite_friend_url": table_urls(match.pk)["invite_friend"],
+        "invite_friend_url": urls["invite_friend"],
         "can_join": match.is_open and _authenticated(user) and me is None and not full,
         "can_leave": match.is_open and me is not None,
         "can_add_bot": match.is_open and not full and services.may_add_bot(match, user),
@@ -560,9 +609,10 @@ def _seat_actions(
     }
 
 
-def _login_url(match: Match, table: dict[str, Any]) -> str:
+def _login_url(match: Match, table: dict[str, Any], urls: dict[str, str] | None = None) -> str:
     """The login page, coming back to the table (the same for every viewer of a version)."""
-    return _with_query(table_urls(match.pk)["login"], next=table["url"])
+    urls = table_urls(match.pk) if urls is None else urls
+    return _with_query(urls["login"], next=table["url"])
 
 
 def timer_info(deadline: datetime, who: list[str]) -> dict[str, Any]:

@@ -26,12 +26,14 @@ def add_table_extras(
     user: AbstractBaseUser | AnonymousUser | None,
     facts: dict[int, dict[str, Any]] | None = None,
     rematch: Callable[[], Match | None] | None = None,
+    urls: dict[str, str] | None = None,
 ) -> None:
     """Adds ``clock`` and ``facts`` to each of ``context["seats"]``, the facts (Elo changes) to
     the result's rows, and ``extras`` (the viewer's actions). New dicts and lists throughout:
     what the context holds may be shared with other viewers. ``facts``: the seats' facts when
     the caller has them already (the same for every viewer of a version); ``rematch``: how the
-    caller reads the match's rematch (once for every viewer of a read of the table)."""
+    caller reads the match's rematch (once for every viewer of a read of the table); ``urls``:
+    the table's URLs when the caller has them (``table_urls``)."""
     clocks = seat_clocks(match)
     facts = seat_facts(match, seats) if facts is None else facts
     context["seats"] = [
@@ -40,7 +42,7 @@ def add_table_extras(
     ]
     if context.get("result"):
         context["result"] = result_with_facts(context["result"], facts)
-    context["extras"] = actions_context(match, me, user, rematch)
+    context["extras"] = actions_context(match, me, user, rematch, urls)
 
 
 def result_with_facts(result: dict[str, Any], facts: dict[int, dict[str, Any]]) -> dict[str, Any]:
@@ -55,11 +57,12 @@ def actions_context(
     me: Seat | None,
     user: AbstractBaseUser | AnonymousUser | None,
     rematch: Callable[[], Match | None] | None = None,
+    urls: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """``can_resign``; ``play_again``: None, or what the viewer can do about a rematch
     (``ask``: open it, ``join``: take a seat at the one another player opened, ``go``: go to
     the one they sit at, ``watch``: watch it)."""
-    urls = table_urls(match.pk)
+    urls = table_urls(match.pk) if urls is None else urls
     return {
         "can_resign": match.is_playing and me is not None and not me.abandoned,
         "resign_url": urls["resign"],
