@@ -1,4 +1,4 @@
-"""A table's sockets connecting one after another (its players', as a match starts) share one
+"""What a socket's connect costs. A table's sockets connecting one after another (its players', as a match starts) share one
 read of the table (``TableHub.fresh``): a socket that connects to a running table still as the
 last read found it (``rendering.still_current``: the same version, deadline and seed) gets its
 first frame from that read, shared parts and all, with one small query; any change since, even a
@@ -13,9 +13,11 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
-from games import consumers, rendering
+from games import chat, consumers, rendering
 from games.models import Match
 from tests.sockets import connected
 
@@ -127,3 +129,18 @@ async def test_sockets_connecting_at_once_wait_for_the_first_read_and_take_it(mo
         assert TIMER.sub("", frame) == TIMER.sub("", alone)
     for socket, _frame in opened:
         await socket.disconnect()
+
+
+def test_a_socket_connecting_to_a_table_without_chat_asks_for_its_lines_in_one_query():
+    """Nearly every table's chat is empty when a socket connects: one query says so (the
+    chat's own render read the table first). With a line, the chat's own render answers."""
+    match, users = started_table(players=3)
+    with CaptureQueriesContext(connection) as queries:
+        assert consumers.chat_lines(match.pk, users[0], None, unless_empty=True) is None
+    assert len(queries.captured_queries) == 1
+    assert consumers.chat_lines(10**9, users[0], None, unless_empty=True) is None  # no table
+    chat.post(users[1], match.pk, "good luck")
+    with translation.override("en"):
+        lines = consumers.chat_lines(match.pk, users[0], None, unless_empty=True)
+        assert lines is not None and "good luck" in lines
+        assert lines == chat.render_chat_lines(match.pk, users[0], None, unless_empty=True)
