@@ -141,10 +141,14 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
-    async def admit(self, group: str, verdict: bool | None = True) -> bool:
+    async def admit(
+        self, group: str, verdict: bool | None = True, taken: bool | None = None
+    ) -> bool:
         """Accept the socket into ``group``; close it with 4404 when what it asks for does not
         exist (``verdict`` None), 4403 when it may not see it (False) and 4429 when its client
-        holds too many sockets already."""
+        holds too many sockets already. ``taken``: whether the caller took the socket's place in
+        its client's cap already (``take_place``, in a trip to a thread of its own), None to
+        take it here."""
         if verdict is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return False
@@ -152,9 +156,8 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return False
         holder = client_key(self.scope)
-        taken = await sync_to_async(limits.take)(
-            "socket", holder, SOCKETS_PER_CLIENT, SOCKET_HOLD_SECONDS
-        )
+        if taken is None:
+            taken = await sync_to_async(self.take_place)()
         if not taken:
             await self.close(code=CLOSE_TOO_MANY_SOCKETS)
             return False
@@ -168,6 +171,12 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         self.group = group
         await self.accept()
         return True
+
+    def take_place(self) -> bool:
+        """The socket's place in its client's cap (``limits.take``); False when it is full."""
+        return limits.take(
+            "socket", client_key(self.scope), SOCKETS_PER_CLIENT, SOCKET_HOLD_SECONDS
+        )
 
     def keep_running(self, work: Awaitable[None]) -> None:
         """Run ``work`` (a coroutine) beside the socket until it ends."""
@@ -511,19 +520,11 @@ class TableConsumer(RateLimitedConsumer):
         self.sent_version = -1
         self.sent_parts: dict[str, int] = {}
         self.pushing = asyncio.Lock()
-        verdict = await database_sync_to_async(self.allowed)()
-        if not await self.admit(notify.table_group(self.match_id), verdict):
+        verdict, taken, self.watching = await database_sync_to_async(self.admission)()
+        if not await self.admit(notify.table_group(self.match_id), verdict, taken):
             return
         self.hub = table_hub()
         self.hub.join(self.match_id, self)
-        # Counted before the first read: a change after it is published for this viewer too.
-        # Only the cache is used: off the thread every socket's database work queues on.
-        if published.enabled():
-            field = self.published_field()
-            await sync_to_async(published.start_watching, thread_sensitive=False)(
-                self.match_id, field
-            )
-            self.watching = field
         # After joining the group: whatever changed before is in this first render, whatever
         # changes after rings.
         await self.send_table(await self.hub.fresh(self.match_id))
@@ -531,15 +532,38 @@ class TableConsumer(RateLimitedConsumer):
         await self.send_chat(unless_empty=True)
 
     async def release(self) -> None:
-        if self.watching is not None:
-            field, self.watching = self.watching, None
-            await sync_to_async(published.stop_watching, thread_sensitive=False)(
-                self.match_id, field
-            )
+        # The socket's counts given back together: one trip to a thread, where it took two.
+        # Only the cache is used: off the thread every socket's database work queues on.
+        field, self.watching = self.watching, None
+        holder, self.holder = self.holder, None
+        if field is not None or holder is not None:
+            await sync_to_async(self.give_back, thread_sensitive=False)(field, holder)
         if self.hub is not None:
             hub, self.hub = self.hub, None
             await hub.leave(self.match_id, self)
         await super().release()
+
+    def admission(self) -> tuple[bool | None, bool | None, str | None]:
+        """What letting the socket in asks of the database and the cache, in one trip to a
+        thread (three before): whether it may watch (``allowed``); if so its place in its
+        client's cap (``take_place``); if taken, its viewer counted among the table's watchers
+        before the first read (a change after it is published for this viewer too). Answers
+        (verdict, taken or None when not asked, the viewer's field or None when not counted)."""
+        verdict = self.allowed()
+        if not verdict:
+            return verdict, None, None
+        taken = self.take_place()
+        if not taken or not published.enabled():
+            return verdict, taken, None
+        field = self.published_field()
+        published.start_watching(self.match_id, field)
+        return verdict, taken, field
+
+    def give_back(self, field: str | None, holder: str | None) -> None:
+        if field is not None:
+            published.stop_watching(self.match_id, field)
+        if holder is not None:
+            limits.give_back("socket", holder)
 
     def allowed(self) -> bool | None:
         match = Match.objects.filter(pk=self.match_id).first()

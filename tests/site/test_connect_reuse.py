@@ -17,9 +17,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
-from games import chat, consumers, rendering
+from games import chat, consumers, limits, published, rendering
 from games.models import Match
-from tests.sockets import connected
+from tests.sockets import connected, counted_hops
 
 from .factories import play_one_move, started_table
 
@@ -144,3 +144,26 @@ def test_a_socket_connecting_to_a_table_without_chat_asks_for_its_lines_in_one_q
         lines = consumers.chat_lines(match.pk, users[0], None, unless_empty=True)
         assert lines is not None and "good luck" in lines
         assert lines == chat.render_chat_lines(match.pk, users[0], None, unless_empty=True)
+
+
+@pytest.mark.asyncio
+async def test_a_socket_s_connect_and_release_take_one_trip_to_a_thread_for_its_counts(
+    monkeypatch,
+):
+    """Letting a socket in (may it watch, its place in its client's cap, its viewer counted
+    among the table's watchers) is one trip; giving its counts back is one trip."""
+    match, users = await sync_to_async(started_table)(players=3)
+    hops = counted_hops(monkeypatch)
+    socket, _frame = await connected(f"/ws/tables/{match.pk}/", users[0])
+    names = [getattr(f, "__name__", repr(f)) for f in hops]
+    assert names == ["admission", "load_and_render", "rendered_in"]  # the read, the chat
+    field = published.viewer_field(users[0].pk, None, "en")
+    assert limits.held(published.VIEWER_KIND, f"{match.pk}|{field}") == 1
+    assert limits.held("socket", f"user:{users[0].pk}") == 1
+    hops.clear()
+    await socket.disconnect()
+    released = [getattr(f, "__name__", repr(f)) for f in hops]
+    assert [name for name in released if name != "no_op"] == ["give_back"]  # no_op: Channels'
+
+    assert limits.held(published.VIEWER_KIND, f"{match.pk}|{field}") == 0
+    assert limits.held("socket", f"user:{users[0].pk}") == 0
