@@ -131,7 +131,7 @@ def viewers_of(match: Match, seats: list[Seat]) -> Viewers:
     key = (
         match.pk,
         match.invite_code,
-        tuple(s.user_id for s in seats),
+        frozenset(s.user_id for s in seats if s.user_id is not None),
         tuple(code for code, _name in settings.LANGUAGES),
     )
     with _reads_lock:

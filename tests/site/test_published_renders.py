@@ -219,3 +219,30 @@ def test_a_replaced_read_is_freed_by_reference_counts():
     finally:
         if enabled:
             gc.enable()
+
+
+@pytest.mark.django_db
+def test_a_table_s_viewers_are_made_once_for_its_players_invitation_code_and_languages(
+    settings,
+):
+    """Who may watch a table is the same at every version while its players stay: made once
+    (their cache keys with them, ``limits.HeldCounts``), in whatever order the seats come."""
+    match, users = started_table(players=3)
+    seats = rendering.seats_of(match)
+    first = published.viewers_of(match, seats)
+    assert len(first.candidates) == 2 * 4 * len(settings.LANGUAGES)
+    moved = services.play(
+        match.pk,
+        users[get_engine(match.game).to_move(match.state)[0]],
+        {"cut": [0, 4, 8]},
+        match.version,
+    )
+    assert published.viewers_of(moved, list(reversed(rendering.seats_of(moved)))) is first
+    newcomer = make_user()
+    seats[1].user, seats[1].user_id = newcomer, newcomer.pk
+    other = published.viewers_of(match, seats)
+    assert other is not first
+    assert published.viewer_field(newcomer.pk, None, "en") in other.candidates
+    assert published.viewer_field(users[1].pk, None, "en") not in other.candidates
+    settings.LANGUAGES = [("en", "English")]
+    assert len(published.viewers_of(match, seats).candidates) == 2 * 4
