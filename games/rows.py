@@ -266,10 +266,27 @@ def _seat(statements: _Statements, alias: str, match: Match, row: Sequence[Any],
     return seat
 
 
+def keep_seats(match: Match, seats: Sequence[Seat]) -> None:
+    """The seats of ``match`` kept (``_keep_seats``) in the order a read gives them (by their
+    number): for a change that adds a seat to a match read with its seats (``match_with_seats``)
+    or numbers them anew, so that what follows in it reads them without a query. Each seat must
+    have its player cached (as ``select_related("user")`` leaves it)."""
+    _keep_seats(match, sorted(seats, key=lambda seat: seat.index))
+
+
+def has_kept_seats(match: Match) -> bool:
+    """Whether ``match.seats.all()`` gives seats kept on ``match`` (``keep_seats``)."""
+    cache_name = Seat._meta.get_field("match").remote_field.cache_name
+    return cache_name in vars(match).get("_prefetched_objects_cache", {})
+
+
 def _keep_seats(match: Match, seats: list[Seat]) -> None:
     """``match.seats.all()`` from now on gives ``seats`` without a query, as after
     ``prefetch_related("seats")``: the manager's own queryset (filtered on this match, so a
     further ``filter`` asks about this match only), with its result already there."""
+    vars(match).get("_prefetched_objects_cache", {}).pop(
+        Seat._meta.get_field("match").remote_field.cache_name, None
+    )
     queryset = match.seats.all()
     queryset._result_cache = seats
     queryset._prefetch_done = True
