@@ -127,6 +127,15 @@ end
 return 1
 """
 
+#: KEYS[1]: a counter; ARGV[1]: what to add to it. Django's ``incr`` of a key that exists (nil for
+#: one that does not, which Django refuses), in one command where it sent two.
+INCR_EXISTING = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return false
+end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+"""
+
 #: A counter for ``check``: (key prefix, first slot, slots, limit, lifetime of a new slot).
 Counter = tuple[str, int, int, int, int]
 
@@ -282,11 +291,17 @@ class ForgivingRedisCache(RedisCache):
             return False
 
     def incr(self, key: str, delta: int = 1, version: Any = None) -> int:
+        """Django's ``incr`` (and so ``decr``: a count given back) in one round trip where it
+        took two (``EXISTS``, then ``INCRBY``): ValueError for a missing key, as Django's."""
+        made = self.make_and_validate_key(key, version=version)
         try:
-            return super().incr(key, delta, version)
+            value = self._script("_incr_existing", INCR_EXISTING)(keys=[made], args=[delta])
         except RedisError as error:
             _away("incr", error)
             raise ValueError(f"Key '{key}' cannot be read now.") from None
+        if value is None:
+            raise ValueError(f"Key '{made}' not found.")
+        return value
 
     def set_many(
         self, data: dict[str, Any], timeout: Any = DEFAULT_TIMEOUT, version: Any = None
