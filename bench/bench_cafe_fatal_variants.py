@@ -24,7 +24,8 @@ how often its best placement is level 2's choice (on the last 30% of the seeds, 
 
 Run: ``.venv/bin/python bench/bench_cafe_fatal_variants.py play soft-others:1 --iterations 200
 --games 120 --first-seed 0``; ``... record --games 60 --first-seed 1000 > decisions.jsonl``;
-``... fit decisions.jsonl``.
+``... fit decisions.jsonl``; ``... cost fit-others`` (a variant's playouts per CPU second against
+level 3's own, alternating).
 """
 
 from __future__ import annotations
@@ -247,6 +248,39 @@ def record(first: int, games: int, samples: int) -> None:
             state = ENGINE.apply(state, seat, move)
 
 
+def playout_cost(name: str, positions: int, playouts: int, rounds: int) -> str:
+    """The variant's playouts per CPU second against level 3's own, alternating ``rounds`` times
+    over the first ``positions`` decisions of seeded level 1 self-play (seed 2000)."""
+    rollout, _ = variant(name)
+    own = round_reward(cafe_fatal_bot.placement)
+    rng = random.Random(2000)
+    found: list[tuple[State, int]] = []
+    state = ENGINE.new_game(PLAYERS)
+    while len(found) < positions:
+        if ENGINE.is_over(state):
+            state = ENGINE.new_game(PLAYERS)
+        [seat] = ENGINE.to_move(state)
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = cafe_fatal_bot.placement(state, seat, rng)
+            found.append((ENGINE.advance(state, seat, move), seat))
+        state = ENGINE.apply(state, seat, move)
+    rates: dict[str, list[float]] = {"main": [], name: []}
+    for _ in range(rounds):
+        for label, reward in (("main", own), (name, rollout or own)):
+            start = time.process_time()
+            for k, (after, seat) in enumerate(found):
+                for j in range(playouts):
+                    reward(after, seat, random.Random(k * playouts + j))
+            rates[label].append(positions * playouts / (time.process_time() - start))
+    main_rate, rate = statistics.median(rates["main"]), statistics.median(rates[name])
+    return (
+        f"{name}: {rate:,.0f} playouts per CPU second, level 3's own {main_rate:,.0f} "
+        f"(ratio {rate / main_rate:.2f}, medians of {rounds} alternating rounds)"
+    )
+
+
 def fit_logit(
     decisions: Sequence[tuple[list[list[float]], list[float]]], ridge: float = 0.01, steps: int = 30
 ) -> list[float]:
@@ -312,7 +346,7 @@ def agreement(decisions: Sequence[tuple[list[list[float]], list[float]]], weight
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("play", "record", "fit"))
+    parser.add_argument("mode", choices=("play", "record", "fit", "cost"))
     parser.add_argument("what", nargs="?", default="main", help="play: variant; fit: the file")
     parser.add_argument("--iterations", type=int, default=200, help="level 3's playouts a move")
     parser.add_argument("--games", type=int, default=120)
@@ -321,6 +355,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.mode == "record":
         record(args.first_seed, args.games, args.samples)
+        return
+    if args.mode == "cost":
+        print(playout_cost(args.what, 40, 50, 5), "load", *(f"{x:.1f}" for x in os.getloadavg()))
         return
     if args.mode == "fit":
         loaded = [json.loads(line) for line in Path(args.what).read_text().splitlines()]
