@@ -239,7 +239,9 @@ def record(first: int, games: int, samples: int) -> None:
                 rows = features(world, seat)
                 if len(rows) > 1:
                     chosen = [
-                        cafe_fatal_bot.strong_placement(world, seat, random.Random(f"{seed}:{k}"))
+                        cafe_fatal_bot.strong_placement(
+                            world, seat, random.Random(f"{seed}:{len(state['log'])}:{k}")
+                        )
                         for k in range(samples)
                     ]
                     counts = [chosen.count(m) for m, _ in rows]
@@ -335,13 +337,18 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
 
 
-def agreement(decisions: Sequence[tuple[list[list[float]], list[float]]], weights: list[float]):
-    """How often the logit's best placement is level 2's choice (its share of the samples)."""
-    hits = 0.0
+def agreement(
+    decisions: Sequence[tuple[list[list[float]], list[float]]], weights: list[float]
+) -> tuple[float, float]:
+    """How often the logit's best placement is level 2's choice (its share of the samples), and
+    the mean log-likelihood of level 2's choices under the logit."""
+    hits = likelihood = 0.0
     for xs, ys in decisions:
         scores = [sum(w * x for w, x in zip(weights, row, strict=True)) for row in xs]
         hits += ys[scores.index(max(scores))] / sum(ys)
-    return hits / len(decisions)
+        p = _softmax(scores)
+        likelihood += sum(y * math.log(pk + 1e-12) for y, pk in zip(ys, p, strict=True)) / sum(ys)
+    return hits / len(decisions), likelihood / len(decisions)
 
 
 def main() -> None:
@@ -368,11 +375,15 @@ def main() -> None:
             split[d["seed"] < cut].append((d["x"], d["y"]))
         weights = fit_logit(split[True])
         print("weights:", dict(zip(FEATURES, (round(w, 4) for w in weights), strict=True)))
-        first = [1.0] + [0.0] * (len(FEATURES) - 1)  # level 1's best: the highest score
+        # Level 1's score alone: its best, and a softmax at 1 point (``soft-others:1``).
+        first = [1.0] + [0.0] * (len(FEATURES) - 1)
         for name, part in (("fitted", split[True]), ("held out", split[False])):
+            hits, likelihood = agreement(part, weights)
+            hits_1, likelihood_1 = agreement(part, first)
             print(
-                f"{name}: {len(part)} decisions, the logit's best is level 2's choice "
-                f"{agreement(part, weights):.3f}, level 1's best {agreement(part, first):.3f}"
+                f"{name}: {len(part)} decisions; the logit's best is level 2's choice {hits:.3f}"
+                f" (log-likelihood {likelihood:.3f}), level 1's best {hits_1:.3f} (its softmax"
+                f" at 1 point {likelihood_1:.3f})"
             )
         return
     rollout, candidates = variant(args.what)
