@@ -367,7 +367,8 @@ def _round_reward(state: State, seat: int, rng: random.Random) -> float:
     the others drawing from a conditional logit fitted to level 2's choices (its best is level 2's
     choice 43.6% of the time, level 1's best 44.1%; half as many playouts a second) won 54; the
     bot's own later placements valuing a kept die at 0.2 won 50; level 1's best 8 raced instead
-    of 5 won 61 but 108 of seeds 120-399 (this: 121), 12 won 49, every legal placement 41."""
+    of 5 won 61 but 108 of seeds 120-399 (this: 121), 12 won 49, every legal placement 41; at 600
+    playouts a move level 1's best 8 won 179 of seeds 0-399 and this 167."""
     state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
     return round_end_reward(state, seat)
 
