@@ -62,7 +62,10 @@ def _decisions(count: int) -> list[tuple[dict, int]]:
 
 
 @pytest.mark.parametrize(
-    "policy", [softmax_policy(1.0), fitted_policy(), keep_policy(0.2)], ids=str
+    "policy",
+    [softmax_policy(1.0), fitted_policy(), keep_policy(0.2)],
+    # Names, not the functions' addresses: every xdist worker must collect the same ids.
+    ids=["softmax", "fitted", "keep"],
 )
 def test_playout_policies_place_only_legal_placements(policy):
     rng = random.Random(3)
