@@ -1,5 +1,5 @@
 """What the push path's pieces changed in stop 24 cost a process, the way before and the way now
-taking turns in one process (CPU microseconds per move, table or socket, medians of the rounds):
+taking turns in one process (CPU microseconds per move or table, medians of the rounds):
 
 - **who watches** a table at each move (``published``): the 32 viewers' fields and their cache
   keys made at every move and read with Django's ``get_many``, against ``published.viewers_of``
@@ -9,8 +9,6 @@ taking turns in one process (CPU microseconds per move, table or socket, medians
   deserialize per socket, against ``layer.PubSubChannelLayer.deserialize`` (once per process).
 - **three sockets connecting** to a table, one after another: three reads and renders
   (``consumers.load_and_render``), against one read and two checks that take it (``reuse``).
-- **a socket leaving**: Django's ``cache.decr`` (two round trips), against ``limits.give_back``'s
-  script (one); needs Redis.
 
     REDIS_URL=redis://127.0.0.1:6379/13 .venv/bin/python bench/bench_push_path.py --rounds 5
 
@@ -149,23 +147,6 @@ def sockets_connecting(count: int, rounds: int) -> None:
     )
 
 
-def socket_leaving(count: int, rounds: int) -> None:
-    from django.core.cache import cache
-
-    from games import limits
-
-    for _ in range(count * rounds * 2 + 10):
-        limits.take("socket", "bench:leaving", 10**9, 60)
-
-    def before() -> None:
-        cache.decr(limits._key("socket", "bench:leaving"))
-
-    def now() -> None:
-        limits.give_back("socket", "bench:leaving")
-
-    taking_turns("a socket's count given back", before, now, count, rounds, per="socket")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -193,8 +174,6 @@ def main(argv: list[str] | None = None) -> int:
             who_watches(args.count, args.rounds)
         doorbell_unpacked(args.count, args.rounds)
         sockets_connecting(max(1, args.count // 10), args.rounds)
-        if redis_url:
-            socket_leaving(args.count, args.rounds)
     print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -44,39 +44,11 @@ def take(kind: str, holder: str, cap: int, seconds: int) -> bool:
     return True
 
 
-#: KEYS[1]: a count (``take``): one less, unless it expired meanwhile (nothing left to give back;
-#: a missing key is not made -1).
-GIVE_BACK = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return redis.call('DECR', KEYS[1])
-end
-return nil
-"""
-
-
 def give_back(kind: str, holder: str) -> None:
-    key = _key(kind, holder)
-    backend = caches["default"]
-    if isinstance(backend, ForgivingRedisCache):
-        _give_back_on_redis(backend, key)  # one round trip, where ``decr`` took two
-        return
-    # A count that expired meanwhile has nothing left to give back.
+    # A count that expired meanwhile has nothing left to give back (on Redis one round trip:
+    # ``ForgivingRedisCache.incr``).
     with contextlib.suppress(ValueError):
-        cache.decr(key)
-
-
-_scripts: dict[int, Any] = {}
-
-
-def _give_back_on_redis(backend: ForgivingRedisCache, key: str) -> None:
-    client = backend._cache.get_client(None, write=True)  # the process's shared client
-    script = _scripts.get(id(client))
-    if script is None:
-        script = _scripts.setdefault(id(client), client.register_script(GIVE_BACK))
-    try:
-        script(keys=[backend.make_and_validate_key(key)])
-    except RedisError as error:
-        logger.warning("the cache is away (%s): give_back skipped", error)
+        cache.decr(_key(kind, holder))
 
 
 def held(kind: str, holder: str) -> int:
@@ -94,10 +66,11 @@ class HeldCounts:
     """The counts of a fixed list of holders of one kind, read again and again (a table's
     viewers, at every version of the table): ``read()`` is ``held_many``.
 
-    On Redis the cache's keys are made once (Django's prefix, version and validation of each of
-    them cost more than the ``MGET`` itself: a table's 32 viewers took 1% of a busy daphne's CPU)
-    and read with the cache's own client; they are made again only if the cache's key settings
-    change. The same keys and values as ``cache.get_many``; while Redis is away nobody holds
+    On Redis the cache's keys are made once (Django's prefix and version of each of them, and
+    its validation until ``ForgivingRedisCache.validate_key`` skipped it, cost more than the
+    ``MGET`` itself: a table's 32 viewers took 1% of a busy daphne's CPU), with the holders'
+    names, and read with the cache's own client; they are made again only if the cache's key
+    settings change. The same keys and values as ``cache.get_many``; while Redis is away nobody holds
     anything, as the cache's miss answers."""
 
     def __init__(self, kind: str, holders: list[str]) -> None:

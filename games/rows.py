@@ -266,10 +266,27 @@ def _seat(statements: _Statements, alias: str, match: Match, row: Sequence[Any],
     return seat
 
 
+def keep_seats(match: Match, seats: Sequence[Seat]) -> None:
+    """The seats of ``match`` kept (``_keep_seats``) in the order a read gives them (by their
+    number): for a change that adds a seat to a match read with its seats (``match_with_seats``)
+    or numbers them anew, so that what follows in it reads them without a query. Each seat must
+    have its player cached (as ``select_related("user")`` leaves it)."""
+    _keep_seats(match, sorted(seats, key=lambda seat: seat.index))
+
+
+def has_kept_seats(match: Match) -> bool:
+    """Whether ``match.seats.all()`` gives seats kept on ``match`` (``keep_seats``)."""
+    cache_name = Seat._meta.get_field("match").remote_field.cache_name
+    return cache_name in vars(match).get("_prefetched_objects_cache", {})
+
+
 def _keep_seats(match: Match, seats: list[Seat]) -> None:
     """``match.seats.all()`` from now on gives ``seats`` without a query, as after
     ``prefetch_related("seats")``: the manager's own queryset (filtered on this match, so a
     further ``filter`` asks about this match only), with its result already there."""
+    vars(match).get("_prefetched_objects_cache", {}).pop(
+        Seat._meta.get_field("match").remote_field.cache_name, None
+    )
     queryset = match.seats.all()
     queryset._result_cache = seats
     queryset._prefetch_done = True
@@ -328,6 +345,46 @@ def save_match(match: Match) -> None:
         match.save()  # the row is gone: what the ORM's save() does then (it inserts it again)
         return
     match._state.db = alias
+
+
+@cache
+def _update_seats(alias: str, vendor: str, fields: tuple[str, ...]) -> tuple[str, tuple[Any, ...]]:
+    """``UPDATE`` of a seat's ``fields`` by its key (``%s``: their values, then the key), and
+    the fields (one statement per set of fields, database and process)."""
+    quote = connections[alias].ops.quote_name
+    table = quote(Seat._meta.db_table)
+    chosen = tuple(Seat._meta.get_field(name) for name in fields)
+    sql = (
+        f"UPDATE {table} SET "
+        + ", ".join(f"{quote(f.column)} = %s" for f in chosen)
+        + f" WHERE {table}.{quote(Seat._meta.pk.column)} = %s"
+    )
+    return sql, chosen
+
+
+def save_seats(seats: Sequence[Seat], fields: Sequence[str], *, signals: bool = True) -> None:
+    """``seat.save(update_fields=fields)`` for each of ``seats`` (read from the database, their
+    match locked, so their rows are there), in one statement built once and run for them all in
+    one round trip. ``signals``: as ``save()``, so with a ``pre_save`` or ``post_save`` receiver
+    for seats (none today) each is ``seat.save(update_fields=fields)`` itself; False: as
+    ``bulk_update``, which sends none."""
+    if not seats:
+        return
+    if signals and (pre_save.has_listeners(Seat) or post_save.has_listeners(Seat)):
+        for seat in seats:
+            seat.save(update_fields=list(fields))
+        return
+    alias = router.db_for_write(Seat, instance=seats[0])
+    connection = connections[alias]
+    sql, chosen = _update_seats(alias, connection.vendor, tuple(fields))
+    params = [
+        [*(f.get_db_prep_save(f.pre_save(seat, False), connection) for f in chosen), seat.pk]
+        for seat in seats
+    ]
+    with _cursor(connection) as cursor:
+        cursor.executemany(sql, params)
+    for seat in seats:
+        seat._state.db = alias
 
 
 def commits_with_last_write(alias: str) -> bool:

@@ -257,20 +257,25 @@ def _checked_turn_seconds(mode: str, turn_seconds: Any) -> int | None:
 def join_table(user: AbstractBaseUser, match_id: int, invite_code: str | None = None) -> Match:
     """Take the first free seat; the match starts by itself when the last seat is taken."""
     with transaction.atomic():
-        match = _locked_for(match_id, user, invite_code)
+        # The seats are read once, with the lock, and kept, the new one added to them: what
+        # follows read them four times (who sits, which seat is free, whether the table is
+        # full, whose turn is a bot's), and the watchers' render once more.
+        match = _locked_for(match_id, user, invite_code, with_seats=True)
         if not match.is_open:
             raise Conflict(_("This table has already started."))
         if seat_of(match, user) is not None:
             raise Conflict(_("You already have a seat at this table."))
-        taken = {s.index for s in match.seats.all()}
+        seats = list(match.seats.all())
+        taken = {s.index for s in seats}
         free = [i for i in range(match.seats_count) if i not in taken]
         if not free:
             raise Conflict(_("This table is full."))
         try:
             with transaction.atomic():
-                Seat.objects.create(match=match, index=free[0], user=user)
+                seat = Seat.objects.create(match=match, index=free[0], user=user)
         except IntegrityError:
             raise Conflict(_("This table is full.")) from None
+        rows.keep_seats(match, [*seats, seat])
         _start_if_full(match)
         _changed(match, lobby=True)
     return match
@@ -399,6 +404,8 @@ def _start_if_full(match: Match) -> None:
     if len(seats) < match.seats_count:
         return
     seats = _seat_in_random_order(match, seats)
+    if rows.has_kept_seats(match):
+        rows.keep_seats(match, seats)  # in their new order
     engine = engine_for(match)
     match.state = engine.new_game(match.seats_count, match.options)
     match.status = Match.Status.PLAYING
@@ -415,7 +422,7 @@ def _seat_in_random_order(match: Match, seats: list[Seat]) -> list[Seat]:
     Seat.objects.filter(match=match).update(index=F("index") + match.seats_count)
     for index, seat in enumerate(order):
         seat.index = index
-    Seat.objects.bulk_update(order, ["index"])
+    rows.save_seats(order, ["index"], signals=False)  # as ``bulk_update``: no signal
     return order
 
 
@@ -855,7 +862,7 @@ def _record_result(match: Match, engine: Engine) -> None:
     for seat in seats:
         seat.score = result.scores[seat.index]
         seat.rank = ranks[seat.index]
-        seat.save(update_fields=["score", "rank"])
+    rows.save_seats(seats, ["score", "rank"])
 
 
 def ranks_with_abandoners_last(ranks: list[int], abandoned: list[bool]) -> list[int]:

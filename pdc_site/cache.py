@@ -127,6 +127,15 @@ end
 return 1
 """
 
+#: KEYS[1]: a counter; ARGV[1]: what to add to it. Django's ``incr`` of a key that exists (nil for
+#: one that does not, which Django refuses), in one command where it sent two.
+INCR_EXISTING = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return false
+end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+"""
+
 #: A counter for ``check``: (key prefix, first slot, slots, limit, lifetime of a new slot).
 Counter = tuple[str, int, int, int, int]
 
@@ -135,6 +144,14 @@ class ForgivingRedisCache(RedisCache):
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = SharedRedisClient
+
+    def validate_key(self, key: str) -> None:
+        """Nothing to check: a Redis key may hold any byte, at any length the site uses. Django's
+        check warns about keys that memcached would refuse, on every key of every call (a
+        regular expression through a lazy object per key): an ``MGET`` of a table's watchers'
+        counts (``games.limits.held_many``) spent a quarter of its time on it. The embedded
+        default (``LocMemCache``, the tests without Redis) still warns, so such a key is still
+        seen before it reaches a cache that would refuse it."""
 
     def count_hit(self, key: str, window: list[str], timeout: int) -> int:
         """Count one hit in the counter ``key`` (made with ``timeout`` seconds to live if new)
@@ -274,11 +291,17 @@ class ForgivingRedisCache(RedisCache):
             return False
 
     def incr(self, key: str, delta: int = 1, version: Any = None) -> int:
+        """Django's ``incr`` (and so ``decr``: a count given back) in one round trip where it
+        took two (``EXISTS``, then ``INCRBY``): ValueError for a missing key, as Django's."""
+        made = self.make_and_validate_key(key, version=version)
         try:
-            return super().incr(key, delta, version)
+            value = self._script("_incr_existing", INCR_EXISTING)(keys=[made], args=[delta])
         except RedisError as error:
             _away("incr", error)
             raise ValueError(f"Key '{key}' cannot be read now.") from None
+        if value is None:
+            raise ValueError(f"Key '{made}' not found.")
+        return value
 
     def set_many(
         self, data: dict[str, Any], timeout: Any = DEFAULT_TIMEOUT, version: Any = None

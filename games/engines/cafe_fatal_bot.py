@@ -361,7 +361,14 @@ def _round_reward(state: State, seat: int, rng: random.Random) -> float:
     candidates spending different dice still meet the same later rolls) won 55; a second ply over
     the next other seat's placement (its level-1 best 3 played out on the same luck, weighted as
     often as level 2 plays them) won 47. The same search knowing the round's real dice wins 74%
-    (``bench/bench_cafe_fatal_ceiling.py``)."""
+    (``bench/bench_cafe_fatal_ceiling.py``). Stop 24 (``bench/bench_cafe_fatal_variants.py``,
+    seeds 0-119, this: 56): the others in the playouts drawing from a softmax of level 1's scores
+    won 56 at 0.5 points, 49 at 1, 53 at 2; every seat so, the bot's own later placements too, 57 at 1;
+    the others drawing from a conditional logit fitted to level 2's choices (its best is level 2's
+    choice 43.6% of the time, level 1's best 44.1%; half as many playouts a second) won 54; the
+    bot's own later placements valuing a kept die at 0.2 won 50; level 1's best 8 raced instead
+    of 5 won 61 but 108 of seeds 120-399 (this: 121), 12 won 49, every legal placement 41; at 600
+    playouts a move level 1's best 8 won 179 of seeds 0-399 and this 167."""
     state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
     return round_end_reward(state, seat)
 

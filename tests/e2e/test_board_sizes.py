@@ -6,6 +6,7 @@ pictures in docs/screenshots/ come from there)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import uuid
@@ -77,6 +78,10 @@ def watch_playback(page) -> None:
     )
 
 
+#: A step of the playback stays on the board 0.9 s (``PAUSE`` in board.js).
+PLAYBACK_STEP_MS = 900
+
+
 def open_against_bots(browser, live_site: str, size: str, game: str, bots: int):
     context = browser.new_context(viewport=SIZES[size])
     page = sign_up(context, live_site, f"{size[:2]}-{uuid.uuid4().hex[:6]}")
@@ -95,26 +100,39 @@ def no_script_errors(page) -> None:
     assert page.evaluate("window.__errors") == []
 
 
-def wait_for_my_turn(page) -> bool:
-    """Wait until the page shows the player to move or the match over (and no playback is
-    running); whether the match is still being played."""
-    page.wait_for_function(
-        "() => { const s = document.getElementById('table-status');"
-        " const busy = document.querySelector('.table-page.playing-back');"
-        " return !busy && (s.dataset.status !== 'playing' || s.classList.contains('your-turn')); }",
-        timeout=WAIT * 4,
-    )
-    return status_of(page).get_attribute("data-status") == "playing"
+def wait_for_my_turn(page, skip_playback: bool) -> bool:
+    """Wait until the page shows the player to move or the match over and no playback is
+    running; whether the match is still being played. With ``skip_playback``, the bots' moves
+    played back over the board are skipped with a click on them, as an impatient player does."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    while True:
+        page.wait_for_function(
+            "() => { const s = document.getElementById('table-status');"
+            " return document.querySelector('.table-page.playing-back')"
+            " || s.dataset.status !== 'playing' || s.classList.contains('your-turn'); }",
+            timeout=WAIT * 4,
+        )
+        if page.locator(".table-page.playing-back").count() == 0:
+            return status_of(page).get_attribute("data-status") == "playing"
+        if not skip_playback:
+            page.wait_for_function(
+                "() => !document.querySelector('.table-page.playing-back')", timeout=WAIT * 4
+            )
+            continue
+        # If the playback ends before the click, the loop looks again.
+        with contextlib.suppress(PlaywrightTimeout):
+            page.locator(".board-stack .playback").click(timeout=PLAYBACK_STEP_MS)
 
 
-def play_to_the_end(page, play_one_move) -> None:
+def play_to_the_end(page, play_one_move, skip_playback: bool = True) -> None:
     """Play every turn of ``page``'s seat with ``play_one_move(moves_so_far)``, checking that the
     board fits the screen and each move is accepted, then that the match ended in this document
     with its result and no script error."""
     from playwright.sync_api import expect
 
     moves = 0
-    while wait_for_my_turn(page):
+    while wait_for_my_turn(page, skip_playback):
         version = int(status_of(page).get_attribute("data-version"))
         board_fits(page)
         play_one_move(moves)
@@ -154,7 +172,8 @@ def test_la_part_du_chef_against_two_bots_by_clicking_the_pizza(live_site, brows
 
     try:
         watch_playback(page)
-        play_to_the_end(page, one_move)
+        # Watched to its end: the captions below are read from it.
+        play_to_the_end(page, one_move, skip_playback=False)
         # The bots' moves were shown one after another over the board, each with its sentence.
         captions = page.evaluate("window.__captions")
         assert any(re.search(r"Bot \(level 1\), seat \d (cuts|takes)", c) for c in captions)

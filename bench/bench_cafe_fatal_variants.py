@@ -1,0 +1,409 @@
+"""Café Fatal's level 3 with other playout policies or more candidates, against two level 2 bots.
+
+Bench only: each variant is level 3's search (``searched_placement``) with another rollout or
+another number of candidates, played on exactly ``bench/bots.py``'s games (the same seeds, seating,
+random numbers and budget as ``bench/bots.py --game cafe-fatal --players 3 --levels 2,3
+--iterations K``), so ``main`` here wins the games ``bench/bots.py`` reports.
+
+Variants (``play VARIANT``):
+
+- ``main``: level 3 as it is;
+- ``soft-others:T``: the other seats in the playouts draw their placement from a softmax over
+  level 1's scores at temperature T points (level 1 plays its best: T → 0);
+- ``soft-all:T``: the same for every seat, the bot's own later placements too;
+- ``fit-others``: the other seats draw from ``FITTED``, a conditional logit fitted to level 2's
+  choices (``record`` then ``fit``);
+- ``own-keep:F``: the bot's own later placements in the playouts value a die kept back at F
+  (level 1's ``DIE_KEEP_FACTOR``) instead of 0.35;
+- ``cands:N``: level 1's best N placements raced instead of 5 (``all``: every legal one).
+
+``record`` writes level 2 self-play decisions (3 players) as JSON lines: each placement's
+features (``features``) and how often level 2, asked ``--samples`` times with fresh random numbers,
+chose it. ``fit`` fits the conditional logit to them by Newton's method and prints its weights and
+how often its best placement is level 2's choice (on the last 30% of the seeds, held out).
+
+Run: ``.venv/bin/python bench/bench_cafe_fatal_variants.py play soft-others:1 --iterations 200
+--games 120 --first-seed 0``; ``... record --games 60 --first-seed 1000 > decisions.jsonl``;
+``... fit decisions.jsonl``; ``... cost fit-others`` (a variant's playouts per CPU second against
+level 3's own, alternating).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from games.engines import CHANCE, cafe_fatal_bot, search
+from games.engines.base import Move, State
+from games.engines.cafe_fatal import ENGINE
+
+PLAYERS = 3
+#: A playout's placement for a seat: (state, seat, rng) -> move.
+Policy = Callable[[State, int, random.Random], Move]
+
+FEATURES = (
+    "score",  # level 1's score
+    "gap",  # level 1's score minus its best
+    "rank0",
+    "rank1",
+    "rank2",  # level 1 ranks it first, second, third
+    "gain",  # what it changes at its table (level 1's score without the dice it spends)
+    "spent",  # dice it places
+    "last",  # it places the seat's last dice
+    "value",  # the value placed
+    "overtake",  # the chance someone still beats the dice there this round (level 1's guess)
+    "worth",  # what the food on its table is worth to the seat
+    "new",  # a table the seat had no dice on
+    "share",  # the share of the seat's dice left it places
+    "top5",  # among level 1's best 5 (the only ones level 2 considers)
+)
+#: The conditional logit fitted by ``fit`` to 2,806 decisions of 60 seeded level 2 self-play games
+#: (seeds 1000-1059, level 2 asked 4 times each), in ``FEATURES``' order; "last" is always 0 there
+#: (a seat's last dice are never a choice of several placements).
+FITTED = (0.1392, 0.0512, 0.7073, 0.1414, -0.0448, 0.0946, 0.0480, 0.0, 0.1056, 0.1952, -0.0873)
+FITTED += (-0.4885, -1.7328, 4.4781)
+
+
+def features(state: State, seat: int) -> list[tuple[Move, list[float]]]:
+    """Every legal placement of ``seat`` with its ``FEATURES``, in level 1's order (best first)."""
+    scored = cafe_fatal_bot._scored_placements(state, seat)
+    judge = cafe_fatal_bot._TableJudge(state, seat)
+    rolled, remaining = state["rolled"], state["remaining"][seat]
+    best = scored[0][0]
+    out = []
+    for rank, (score, value, table) in enumerate(scored):
+        count = rolled.count(value)
+        current = state["dice"][table][seat]
+        total = count + (current["count"] if current else 0)
+        before = judge.value(table, current["count"], current["value"]) if current else 0.0
+        row = [
+            score,
+            score - best,
+            rank == 0,
+            rank == 1,
+            rank == 2,
+            judge.value(table, total, value) - before,
+            count,
+            remaining == count,
+            value,
+            judge._overtake_chance(table, total, value),
+            judge.worths[table],
+            current is None,
+            count / remaining,
+            rank < 5,
+        ]
+        out.append(({"place": {"value": value, "table": table}}, [float(x) for x in row]))
+    return out
+
+
+def _draw(moves: Sequence[Move], scores: Sequence[float], rng: random.Random) -> Move:
+    """A move drawn with chances exp(score), scores in logits."""
+    top = max(scores)
+    weights = [math.exp(s - top) for s in scores]
+    pick = rng.random() * sum(weights)
+    for move, weight in zip(moves, weights, strict=True):
+        pick -= weight
+        if pick <= 0:
+            return move
+    return moves[-1]
+
+
+def softmax_policy(temperature: float) -> Policy:
+    """Level 1's placements drawn by a softmax of their scores at ``temperature`` points."""
+
+    def policy(state: State, seat: int, rng: random.Random) -> Move:
+        scored = cafe_fatal_bot.placement_scores(state, seat)
+        if len(scored) == 1:
+            return scored[0][1]
+        return _draw([m for _, m in scored], [s / temperature for s, _ in scored], rng)
+
+    return policy
+
+
+def fitted_policy(weights: Sequence[float] = FITTED) -> Policy:
+    """Placements drawn by the conditional logit ``weights`` over ``features``."""
+
+    def policy(state: State, seat: int, rng: random.Random) -> Move:
+        rows = features(state, seat)
+        if len(rows) == 1:
+            return rows[0][0]
+        scores = [sum(w * x for w, x in zip(weights, row, strict=True)) for _, row in rows]
+        return _draw([m for m, _ in rows], scores, rng)
+
+    return policy
+
+
+def keep_policy(factor: float) -> Policy:
+    """Level 1 valuing a die kept back at ``factor`` (its ``DIE_KEEP_FACTOR``)."""
+
+    def policy(state: State, seat: int, rng: random.Random) -> Move:
+        kept = cafe_fatal_bot.DIE_KEEP_FACTOR
+        cafe_fatal_bot.DIE_KEEP_FACTOR = factor
+        try:
+            return cafe_fatal_bot.placement(state, seat, rng)
+        finally:
+            cafe_fatal_bot.DIE_KEEP_FACTOR = kept
+
+    return policy
+
+
+def round_reward(others: Policy, own: Policy = cafe_fatal_bot.placement) -> search.Rollout:
+    """Level 3's reward (``round_end_reward`` at the round's end) with these playout policies."""
+
+    def rollout(state: State, seat: int, rng: random.Random) -> float:
+        while state["phase"] in ("roll", "place"):
+            [mover] = ENGINE.to_move(state)
+            if mover == CHANCE:
+                move: Any = ENGINE.sample_chance(state, rng)
+            else:
+                move = (own if mover == seat else others)(state, mover, rng)
+            state = ENGINE.advance(state, mover, move)
+        return cafe_fatal_bot.round_end_reward(state, seat)
+
+    return rollout
+
+
+def variant(name: str) -> tuple[search.Rollout | None, int]:
+    """(the rollout, None for level 3's own; the candidates raced) of a variant's name."""
+    kind, _, arg = name.partition(":")
+    candidates = cafe_fatal_bot.SEARCH_CANDIDATES
+    if kind == "main":
+        return None, candidates
+    if kind == "soft-others":
+        return round_reward(softmax_policy(float(arg))), candidates
+    if kind == "soft-all":
+        policy = softmax_policy(float(arg))
+        return round_reward(policy, policy), candidates
+    if kind == "fit-others":
+        return round_reward(fitted_policy()), candidates
+    if kind == "own-keep":
+        return round_reward(cafe_fatal_bot.placement, keep_policy(float(arg))), candidates
+    if kind == "cands":
+        return None, 10**6 if arg == "all" else int(arg)
+    raise ValueError(f"unknown variant {name!r}")
+
+
+def play(
+    seed: int, rollout: search.Rollout | None, candidates: int, times: list[float]
+) -> tuple[str, int]:
+    """``bench/bots.py``'s game ``seed`` (level 3 in seat seed mod 3, two level 2 bots), the
+    hero playing the variant: W (won outright), T (tied first) or L, and its margin over the best
+    other seat."""
+    rng = random.Random(seed)
+    hero = seed % PLAYERS
+    state = ENGINE.new_game(PLAYERS)
+    while not ENGINE.is_over(state):
+        seat = rng.choice(ENGINE.to_move(state))
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        elif seat == hero:
+            start = time.perf_counter()
+            view = ENGINE.view(state, seat)
+            # What ``bot_move`` does at level 3, with the variant's rollout and candidates.
+            world = ENGINE.sample_state(view, rng)
+            move = cafe_fatal_bot.searched_placement(view, world, rng, rollout, None, candidates)
+            times.append(time.perf_counter() - start)
+        else:
+            move = ENGINE.bot_move(ENGINE.view(state, seat), rng, 2)
+        state = ENGINE.apply(state, seat, move)
+    result = ENGINE.result(state)
+    firsts = [s for s, rank in enumerate(result.ranks) if rank == 1]
+    rival = max(score for s, score in enumerate(result.scores) if s != hero)
+    outcome = "W" if firsts == [hero] else "T" if hero in firsts else "L"
+    return outcome, result.scores[hero] - rival
+
+
+def record(first: int, games: int, samples: int) -> None:
+    """Level 2 self-play decisions with a choice, as JSON lines: ``features`` of every placement
+    and how often level 2 chose each of ``samples`` times."""
+    for seed in range(first, first + games):
+        rng = random.Random(seed)
+        state = ENGINE.new_game(PLAYERS)
+        while not ENGINE.is_over(state):
+            [seat] = ENGINE.to_move(state)
+            if seat == CHANCE:
+                move = ENGINE.sample_chance(state, rng)
+            else:
+                world = ENGINE.sample_state(ENGINE.view(state, seat), rng)
+                rows = features(world, seat)
+                if len(rows) > 1:
+                    chosen = [
+                        cafe_fatal_bot.strong_placement(
+                            world, seat, random.Random(f"{seed}:{len(state['log'])}:{k}")
+                        )
+                        for k in range(samples)
+                    ]
+                    counts = [chosen.count(m) for m, _ in rows]
+                    print(json.dumps({"seed": seed, "x": [r for _, r in rows], "y": counts}))
+                move = cafe_fatal_bot.strong_placement(world, seat, rng)
+            state = ENGINE.apply(state, seat, move)
+
+
+def playout_cost(name: str, positions: int, playouts: int, rounds: int) -> str:
+    """The variant's playouts per CPU second against level 3's own, alternating ``rounds`` times
+    over the first ``positions`` decisions of seeded level 1 self-play (seed 2000)."""
+    rollout, _ = variant(name)
+    own = round_reward(cafe_fatal_bot.placement)
+    rng = random.Random(2000)
+    found: list[tuple[State, int]] = []
+    state = ENGINE.new_game(PLAYERS)
+    while len(found) < positions:
+        if ENGINE.is_over(state):
+            state = ENGINE.new_game(PLAYERS)
+        [seat] = ENGINE.to_move(state)
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            move = cafe_fatal_bot.placement(state, seat, rng)
+            found.append((ENGINE.advance(state, seat, move), seat))
+        state = ENGINE.apply(state, seat, move)
+    rates: dict[str, list[float]] = {"main": [], name: []}
+    for _ in range(rounds):
+        for label, reward in (("main", own), (name, rollout or own)):
+            start = time.process_time()
+            for k, (after, seat) in enumerate(found):
+                for j in range(playouts):
+                    reward(after, seat, random.Random(k * playouts + j))
+            rates[label].append(positions * playouts / (time.process_time() - start))
+    main_rate, rate = statistics.median(rates["main"]), statistics.median(rates[name])
+    return (
+        f"{name}: {rate:,.0f} playouts per CPU second, level 3's own {main_rate:,.0f} "
+        f"(ratio {rate / main_rate:.2f}, medians of {rounds} alternating rounds)"
+    )
+
+
+def fit_logit(
+    decisions: Sequence[tuple[list[list[float]], list[float]]], ridge: float = 0.01, steps: int = 30
+) -> list[float]:
+    """The conditional logit's weights (on standardized features, then put back in raw units)
+    that best explain the chosen shares: Newton's method with a small ridge."""
+    rows = [x for xs, _ in decisions for x in xs]
+    d = len(rows[0])
+    mean = [statistics.fmean(r[j] for r in rows) for j in range(d)]
+    spread = [statistics.pstdev([r[j] for r in rows]) or 1.0 for j in range(d)]
+    data = [
+        ([[(x[j] - mean[j]) / spread[j] for j in range(d)] for x in xs], [c / sum(ys) for c in ys])
+        for xs, ys in decisions
+    ]
+    w = [0.0] * d
+    for _ in range(steps):
+        grad = [-ridge * wj for wj in w]
+        hess = [[-ridge * (i == j) for j in range(d)] for i in range(d)]
+        for zs, shares in data:
+            p = _softmax([sum(wj * zj for wj, zj in zip(w, z, strict=True)) for z in zs])
+            mean_z = [sum(pk * z[j] for pk, z in zip(p, zs, strict=True)) for j in range(d)]
+            for z, share, pk in zip(zs, shares, p, strict=True):
+                centred = [z[j] - mean_z[j] for j in range(d)]
+                for i in range(d):
+                    grad[i] += (share - pk) * z[i] / len(data)
+                    for j in range(d):
+                        hess[i][j] -= pk * centred[i] * centred[j] / len(data)
+        step = _solve(hess, [-g for g in grad])
+        w = [wj + sj for wj, sj in zip(w, step, strict=True)]
+        if max(abs(s) for s in step) < 1e-7:
+            break
+    return [wj / sj for wj, sj in zip(w, spread, strict=True)]
+
+
+def _softmax(scores: Sequence[float]) -> list[float]:
+    top = max(scores)
+    weights = [math.exp(s - top) for s in scores]
+    total = sum(weights)
+    return [x / total for x in weights]
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a x = b (Gaussian elimination with partial pivoting)."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(n):
+            if r != col and m[col][col]:
+                f = m[r][col] / m[col][col]
+                m[r] = [x - f * y for x, y in zip(m[r], m[col], strict=True)]
+    return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
+
+
+def agreement(
+    decisions: Sequence[tuple[list[list[float]], list[float]]], weights: list[float]
+) -> tuple[float, float]:
+    """How often the logit's best placement is level 2's choice (its share of the samples), and
+    the mean log-likelihood of level 2's choices under the logit."""
+    hits = likelihood = 0.0
+    for xs, ys in decisions:
+        scores = [sum(w * x for w, x in zip(weights, row, strict=True)) for row in xs]
+        hits += ys[scores.index(max(scores))] / sum(ys)
+        p = _softmax(scores)
+        likelihood += sum(y * math.log(pk + 1e-12) for y, pk in zip(ys, p, strict=True)) / sum(ys)
+    return hits / len(decisions), likelihood / len(decisions)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=("play", "record", "fit", "cost"))
+    parser.add_argument("what", nargs="?", default="main", help="play: variant; fit: the file")
+    parser.add_argument("--iterations", type=int, default=200, help="level 3's playouts a move")
+    parser.add_argument("--games", type=int, default=120)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--samples", type=int, default=4, help="record: level 2 asked this often")
+    args = parser.parse_args()
+    if args.mode == "record":
+        record(args.first_seed, args.games, args.samples)
+        return
+    if args.mode == "cost":
+        print(playout_cost(args.what, 40, 50, 5), "load", *(f"{x:.1f}" for x in os.getloadavg()))
+        return
+    if args.mode == "fit":
+        loaded = [json.loads(line) for line in Path(args.what).read_text().splitlines()]
+        seeds = sorted({d["seed"] for d in loaded})
+        cut = seeds[int(0.7 * len(seeds))]
+        split = {True: [], False: []}
+        for d in loaded:
+            split[d["seed"] < cut].append((d["x"], d["y"]))
+        weights = fit_logit(split[True])
+        print("weights:", dict(zip(FEATURES, (round(w, 4) for w in weights), strict=True)))
+        # Level 1's score alone: its best, and a softmax at 1 point (``soft-others:1``).
+        first = [1.0] + [0.0] * (len(FEATURES) - 1)
+        for name, part in (("fitted", split[True]), ("held out", split[False])):
+            hits, likelihood = agreement(part, weights)
+            hits_1, likelihood_1 = agreement(part, first)
+            print(
+                f"{name}: {len(part)} decisions; the logit's best is level 2's choice {hits:.3f}"
+                f" (log-likelihood {likelihood:.3f}), level 1's best {hits_1:.3f} (its softmax"
+                f" at 1 point {likelihood_1:.3f})"
+            )
+        return
+    rollout, candidates = variant(args.what)
+    times: list[float] = []
+    start = time.process_time()
+    last = args.first_seed + args.games - 1
+    with search.budget(iterations=args.iterations):
+        games = [
+            play(seed, rollout, candidates, times)
+            for seed in range(args.first_seed, args.first_seed + args.games)
+        ]
+    outcomes = "".join(outcome for outcome, _ in games)
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"{args.what} K={args.iterations} seeds {args.first_seed}-{last}: "
+        f"{outcomes.count('W')}/{args.games} margin "
+        f"{statistics.mean(m for _, m in games):+.1f} ms/move med {1000 * statistics.median(times):.0f} "
+        f"max {1000 * max(times):.0f} cpu {time.process_time() - start:.0f} s load {load} {outcomes}"
+    )
+
+
+if __name__ == "__main__":
+    main()

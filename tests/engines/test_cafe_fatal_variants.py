@@ -1,0 +1,96 @@
+"""The level 3 variants' benchmark (``bench/bench_cafe_fatal_variants.py``) plays
+``bench/bots.py``'s games, its playout policies play legal placements only, and its fit finds
+the weights that drew the choices it is given."""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+# bench/bots.py imports its neighbours as top-level modules, as it does when run as a script.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from bench.bench_cafe_fatal_variants import (
+    FEATURES,
+    FITTED,
+    features,
+    fit_logit,
+    fitted_policy,
+    keep_policy,
+    play,
+    softmax_policy,
+    variant,
+)
+from bench.bots import Pairing, play_one
+from games.engines import CHANCE
+from games.engines.cafe_fatal import ENGINE
+from games.engines.search import budget
+
+
+def test_main_variant_plays_the_games_of_the_bots_benchmark():
+    seed = 1
+    with budget(iterations=20):
+        pairing = Pairing(3, 2)
+        play_one(ENGINE, 3, seed % 3, pairing, seed)
+        rollout, candidates = variant("main")
+        outcome, margin = play(seed, rollout, candidates, [])
+    expected = "W" if pairing.wins else "T" if pairing.shared else "L"
+    assert (outcome, margin) == (expected, pairing.margins[0])
+
+
+def _decisions(count: int) -> list[tuple[dict, int]]:
+    """Seeded states of level 1 self-play where the seat to place has a choice."""
+    rng = random.Random(7)
+    found = []
+    state = ENGINE.new_game(3)
+    while len(found) < count:
+        if ENGINE.is_over(state):
+            state = ENGINE.new_game(3)
+        [seat] = ENGINE.to_move(state)
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            if len(ENGINE.placements(state, seat)) > 1:
+                found.append((state, seat))
+            move = ENGINE.bot_move(ENGINE.view(state, seat), rng, 1)
+        state = ENGINE.apply(state, seat, move)
+    return found
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [softmax_policy(1.0), fitted_policy(), keep_policy(0.2)],
+    # Names, not the functions' addresses: every xdist worker must collect the same ids.
+    ids=["softmax", "fitted", "keep"],
+)
+def test_playout_policies_place_only_legal_placements(policy):
+    rng = random.Random(3)
+    for state, seat in _decisions(40):
+        move = policy(state, seat, rng)
+        ENGINE.check(state, seat, move)
+
+
+def test_features_name_every_placement_in_level_1s_order():
+    state, seat = _decisions(1)[0]
+    rows = features(state, seat)
+    assert len(rows) == len(ENGINE.placements(state, seat))
+    assert all(len(row) == len(FEATURES) == len(FITTED) for _, row in rows)
+    scores = [row[0] for _, row in rows]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_fit_logit_recovers_the_weights_that_drew_the_choices():
+    rng = random.Random(11)
+    true = [1.5, -0.8]
+    decisions = []
+    for _ in range(600):
+        xs = [[rng.gauss(0, 1), rng.gauss(0, 1)] for _ in range(4)]
+        weights = [math.exp(sum(w * x for w, x in zip(true, row, strict=True))) for row in xs]
+        pick = rng.choices(range(4), weights)[0]
+        decisions.append((xs, [1.0 if k == pick else 0.0 for k in range(4)]))
+    fitted = fit_logit(decisions)
+    assert fitted == pytest.approx(true, abs=0.25)
