@@ -241,6 +241,9 @@ async def open_table(caller: Caller, tokens: list[str]) -> Table:
 
 async def next_move(caller: Caller, tokens: list[str], table: Table, rng: random.Random) -> Table:
     """The table's next move as the live client makes it (a new table when the match is over)."""
+    # The live client's own choices, from the checkout of this round (on ``sys.path`` first).
+    from bench.live import choose_move, chosen_in_public
+
     if table.data.get("status") != "playing" or not table.data.get("to_move"):
         table = await open_table(caller, tokens)
     seat = table.data["to_move"][0]
@@ -254,22 +257,6 @@ async def next_move(caller: Caller, tokens: list[str], table: Table, rng: random
     assert status == 200, (status, answer)
     table.data = answer
     return table
-
-
-def chosen_in_public(data: dict[str, Any]) -> bool:
-    """``bench/live.py``'s: cutting and taking need no look at the table."""
-    return data.get("view", {}).get("phase") in ("cut", "take")
-
-
-def choose_move(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """``bench/live.py``'s choice of a legal La Part du Chef move."""
-    view = data["view"]
-    if view["phase"] == "cut":
-        return {"cut": sorted(rng.sample(range(13), view["players"]))}
-    if view["phase"] == "take":
-        free = [p["index"] for p in view["portions"] if p["taken_by"] is None]
-        return {"take": rng.choice(free), "eat": []}
-    return rng.choice(data["legal"])
 
 
 if __name__ == "__main__":
