@@ -39,3 +39,16 @@ def counted_hops(monkeypatch) -> list:
 
     monkeypatch.setattr(SyncToAsync, "__call__", counted)
     return hops
+
+
+def first_arguments(monkeypatch, module, name: str) -> list:
+    """The first argument of every call of ``module.name`` from now on (it still runs)."""
+    calls: list = []
+    real = getattr(module, name)
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls

@@ -13,6 +13,7 @@ from django.utils import translation
 
 from games import rendering, table_extras
 from games.engines import get_engine
+from tests.sockets import first_arguments
 
 from .factories import play_one_move, started_table
 
@@ -21,18 +22,6 @@ pytestmark = pytest.mark.django_db
 
 def without_timer(parts: dict[str, str]) -> dict[str, str]:
     return {part: html for part, html in parts.items() if part != "timer"}
-
-
-def counted(monkeypatch, module, name: str) -> list:
-    calls: list = []
-    real = getattr(module, name)
-
-    def counting(*args, **kwargs):
-        calls.append(args[0])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, counting)
-    return calls
 
 
 @pytest.mark.parametrize("game", ["part-du-chef", "cafe-fatal", "pizza-party"])
@@ -69,7 +58,7 @@ def test_the_table_info_is_made_again_only_when_more_than_the_version_changes(mo
     status, label and end reason change)."""
     match, users = started_table()
     rng = random.Random(5)
-    made = counted(monkeypatch, rendering, "table_info")
+    made = first_arguments(monkeypatch, rendering, "table_info")
     earlier = rendering.load_table(match.pk)
     statuses = []
     while True:
@@ -88,8 +77,8 @@ def test_the_table_info_is_made_again_only_when_more_than_the_version_changes(mo
 def test_a_read_reverses_the_table_s_urls_once_for_all_of_its_viewers(monkeypatch):
     match, users = started_table()
     snapshot = rendering.load_table(match.pk)
-    reversed_in_rendering = counted(monkeypatch, rendering, "table_urls")
-    reversed_in_extras = counted(monkeypatch, table_extras, "table_urls")
+    reversed_in_rendering = first_arguments(monkeypatch, rendering, "table_urls")
+    reversed_in_extras = first_arguments(monkeypatch, table_extras, "table_urls")
     with translation.override("en"):
         for viewer in [*users, AnonymousUser()]:
             rendering.table_parts(snapshot, viewer)
