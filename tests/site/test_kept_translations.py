@@ -15,6 +15,7 @@ from django.utils import translation
 from django.utils.safestring import SafeData, mark_safe
 
 from games import rendering, translations
+from games.templatetags import game_panels
 
 from .factories import started_table
 
@@ -56,6 +57,9 @@ def asked(monkeypatch) -> Counter:
 
     monkeypatch.setattr(translation._trans, "gettext", counting)
     monkeypatch.setattr(translations, "_kept", {})
+    # The panels' headings, written once per language and process: an earlier test that wrote
+    # them in one language would keep their messages from being asked (and kept) in it here.
+    monkeypatch.setattr(game_panels, "_WRITTEN", {})
     return counted
 
 
