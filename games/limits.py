@@ -8,15 +8,10 @@ something cannot lock that client out for longer. While the cache is away, nothi
 from __future__ import annotations
 
 import contextlib
-import logging
-from typing import Any
 
 from django.core.cache import cache, caches
-from redis.exceptions import RedisError
 
 from pdc_site.cache import ForgivingRedisCache
-
-logger = logging.getLogger(__name__)
 
 
 def _key(kind: str, holder: str) -> str:
@@ -69,9 +64,9 @@ class HeldCounts:
     On Redis the cache's keys are made once (Django's prefix and version of each of them, and
     its validation until ``ForgivingRedisCache.validate_key`` skipped it, cost more than the
     ``MGET`` itself: a table's 32 viewers took 1% of a busy daphne's CPU), with the holders'
-    names, and read with the cache's own client; they are made again only if the cache's key
-    settings change. The same keys and values as ``cache.get_many``; while Redis is away nobody holds
-    anything, as the cache's miss answers."""
+    names, and read with ``ForgivingRedisCache.get_made_many``; they are made again only if the
+    cache's key settings change. The same keys and values as ``cache.get_many``; while Redis is
+    away nobody holds anything, as the cache's miss answers."""
 
     def __init__(self, kind: str, holders: list[str]) -> None:
         self.holders = list(holders)
@@ -84,7 +79,7 @@ class HeldCounts:
             found = backend.get_many(self.keys)
             counts = [found.get(key) for key in self.keys]
         else:
-            counts = self._read_redis(backend)
+            counts = backend.get_made_many(self._made_keys(backend), "held_many")
         return {
             holder: int(count)
             for holder, count in zip(self.holders, counts, strict=True)
@@ -96,13 +91,3 @@ class HeldCounts:
         if self._made is None or self._made[0] != settings:
             self._made = (settings, [backend.make_and_validate_key(key) for key in self.keys])
         return self._made[1]
-
-    def _read_redis(self, backend: ForgivingRedisCache) -> list[Any]:
-        client = backend._cache  # Django's RedisCacheClient: its shared client and serializer
-        try:
-            values = client.get_client(None).mget(self._made_keys(backend))
-        except RedisError as error:
-            logger.warning("the cache is away (%s): held_many skipped", error)
-            return [None] * len(self.keys)
-        loads = client._serializer.loads
-        return [None if value is None else loads(value) for value in values]

@@ -283,6 +283,18 @@ class ForgivingRedisCache(RedisCache):
             _away("get_many", error)
             return {}
 
+    def get_made_many(self, made: list[str], operation: str = "get_many") -> list[Any]:
+        """The values of keys already made (``make_and_validate_key``), in their order, None for
+        a missing one: ``get_many`` for a caller that keeps its keys made. While Redis is away,
+        all None, as a miss."""
+        try:
+            values = self._cache.get_client(None).mget(made)
+        except RedisError as error:
+            _away(operation, error)
+            return [None] * len(made)
+        loads = self._cache._serializer.loads
+        return [None if value is None else loads(value) for value in values]
+
     def has_key(self, key: str, version: Any = None) -> bool:
         try:
             return super().has_key(key, version)
