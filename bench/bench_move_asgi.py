@@ -106,7 +106,11 @@ class Players:
         return f"/api/tables/{match.pk}/moves", self.tokens[user_id], body
 
 
-async def post(app: Any, path: str, token: str, body: bytes, method: str = "POST") -> int:
+async def asgi_request(
+    app: Any, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes
+) -> tuple[int, bytes]:
+    """One HTTP request to ``app`` as daphne hands it over (the body in one message, a client
+    that never hangs up): the answer's status and body."""
     sent: list[dict] = []
     received = False
 
@@ -130,17 +134,22 @@ async def post(app: Any, path: str, token: str, body: bytes, method: str = "POST
         "query_string": b"",
         "root_path": "",
         "scheme": "http",
-        "headers": [
-            (b"host", b"localhost"),
-            (b"content-type", b"application/json"),
-            (b"authorization", f"Bearer {token}".encode()),
-        ],
+        "headers": [(b"host", b"localhost"), *headers],
         "client": ("127.0.0.1", 1234),
         "server": ("localhost", 80),
         "asgi": {"version": "3.0"},
     }
     await app(scope, receive, send)
-    return sent[0]["status"]
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+async def post(app: Any, path: str, token: str, body: bytes, method: str = "POST") -> int:
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"authorization", f"Bearer {token}".encode()),
+    ]
+    status, _answer = await asgi_request(app, method, path, headers, body)
+    return status
 
 
 async def measure(moves: int, rounds: int) -> None:
