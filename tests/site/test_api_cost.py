@@ -7,7 +7,6 @@ import json
 import random
 
 import pytest
-import redis
 from django.conf import settings as settings_module
 from django.contrib.admin.sites import site as admin_site
 from django.db import connection
@@ -21,6 +20,7 @@ from pdc_site import gate
 from players import auth
 from players.admin import ApiTokenAdmin
 from players.models import ApiToken
+from tests.redis_commands import redis_commands
 
 from .factories import make_user, started_table
 
@@ -282,14 +282,7 @@ def test_a_remembered_tokens_move_checks_its_token_and_limits_in_one_round_trip(
     seat = engine.to_move(match.state)[0]
     client, headers = Client(), headers_for(users)[seat]
     assert client.get("/api/games", **headers).status_code == 200  # now remembered
-    sent = []
-    command = redis.Redis.execute_command
-
-    def counted(self, *args, **kwargs):
-        sent.append(args[0])
-        return command(self, *args, **kwargs)
-
-    monkeypatch.setattr(redis.Redis, "execute_command", counted)
+    sent = redis_commands(monkeypatch)
     move = engine.random_move(match.state, seat, random.Random(1))
     assert post_move(client, match.pk, match.version, move, headers).status_code == 200
     assert sent == ["EVALSHA"]

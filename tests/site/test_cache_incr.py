@@ -7,10 +7,10 @@ from __future__ import annotations
 import uuid
 
 import pytest
-import redis
 from django.core.cache.backends.redis import RedisCache
 
 from pdc_site.cache import ForgivingRedisCache
+from tests.redis_commands import redis_commands
 from tests.services_required import require_redis
 
 
@@ -53,14 +53,7 @@ def test_incr_answers_as_djangos_redis_cache_does():
 def test_an_incr_is_one_command(monkeypatch):
     site, _django = caches()
     site.add("count", 1, 60)
-    commands = []
-    execute = redis.Redis.execute_command
-
-    def noted(self, *args, **options):
-        commands.append(args[0])
-        return execute(self, *args, **options)
-
-    monkeypatch.setattr(redis.Redis, "execute_command", noted)
+    commands = redis_commands(monkeypatch)
     assert site.incr("count") == 2
     assert site.decr("count") == 1
     with pytest.raises(ValueError):

@@ -7,11 +7,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
-import redis
 from django.core.cache.backends.locmem import LocMemCache
 
 from games import limits
 from pdc_site.cache import ForgivingRedisCache
+from tests.redis_commands import redis_commands
 from tests.services_required import require_redis
 
 
@@ -56,16 +56,9 @@ def test_redis_answers_as_the_generic_cache_does(redis_cache, monkeypatch):
 
 @pytest.mark.redis
 def test_one_take_is_one_round_trip_and_renews_the_count_s_lifetime(redis_cache, monkeypatch):
-    commands = []
-    execute = redis.Redis.execute_command
-
-    def counted(self, *args, **kwargs):
-        commands.append(args[0])
-        return execute(self, *args, **kwargs)
-
     assert limits.take("poll", "ip:1", 2, 30)
     with monkeypatch.context() as patched:
-        patched.setattr(redis.Redis, "execute_command", counted)
+        commands = redis_commands(patched)
         assert limits.take("poll", "ip:1", 2, 90)
         assert not limits.take("poll", "ip:1", 2, 90)  # refused: nothing counted, lifetime renewed
     assert len(commands) == 2, commands
@@ -151,17 +144,10 @@ def test_held_counts_on_the_generic_cache(monkeypatch):
 
 @pytest.mark.redis
 def test_a_give_back_is_one_round_trip_and_makes_no_count_that_expired(redis_cache, monkeypatch):
-    commands = []
-    execute = redis.Redis.execute_command
-
-    def counted(self, *args, **kwargs):
-        commands.append(args[0])
-        return execute(self, *args, **kwargs)
-
     limits.take("socket", "user:5", 3, 60)
     limits.take("socket", "user:5", 3, 60)
     with monkeypatch.context() as patched:
-        patched.setattr(redis.Redis, "execute_command", counted)
+        commands = redis_commands(patched)
         limits.give_back("socket", "user:5")
     assert len(commands) == 1, commands
     assert limits.held("socket", "user:5") == 1
