@@ -1014,14 +1014,6 @@ def describe_stalls(figures: dict) -> str:
             f"waited ({pool['requests_wait_ms']} ms in all), {pool.get('connections_num', '?')} "
             f"opened, {pool['pool_size']} open at the end, at most {pool['pool_max']}"
         )
-    writes = figures.get("writes")
-    if writes:
-        parts.append(
-            f"writes sent at the end of the loop's turn: {writes['flushed']}, "
-            f"{writes['watched']} of them left to the reactor (the kernel took part)"
-        )
-    if figures.get("polls_skipped") is not None:
-        parts.append(f"polls of the network skipped (loop_polls): {figures['polls_skipped']}")
     idle = figures.get("idle_collections")
     if idle and any(idle):
         parts.append(f"run by the idle collector: gc0 {idle[0]}×, gc1 {idle[1]}×, gc2 {idle[2]}×")

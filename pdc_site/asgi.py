@@ -10,7 +10,7 @@ django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
-from pdc_site import daphne_requests, loop_polls, turn_writes  # noqa: E402
+from pdc_site import daphne_requests  # noqa: E402
 from pdc_site.request_threads import (  # noqa: E402
     SPARE,
     OneHopHandler,
@@ -50,6 +50,3 @@ collector.settle(busy=request_threads.busy)
 application = collector.when_idle(application)
 hand_over_sooner()
 daphne_requests.install()
-if settings.SOCKET_WRITES_SOON:
-    turn_writes.install_under_daphne()
-loop_polls.install_under_daphne(settings.LOOP_POLL_EVERY_MS / 1000)

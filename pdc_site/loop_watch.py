@@ -176,7 +176,7 @@ class LoopLedger:
                 wall = time.perf_counter() - start
                 ledger.turn.append((wall, time.thread_time() - cpu, name))
 
-        # Other wrappers' (turn_writes, loop_polls), given back as they were.
+        # Any other wrapper's, given back as it was.
         self.before = {
             (loop, "_run_once"): vars(loop).get("_run_once"),
             (loop._selector, "select"): vars(loop._selector).get("select"),
@@ -217,8 +217,8 @@ class LoopLedger:
         return events
 
     def timed_turn(self) -> None:
-        """A turn: its ``select``, then its callbacks and whatever runs after them (the writes'
-        flush, ``turn_writes``): the turn's wall time but the ``select``'s."""
+        """A turn: its ``select``, then its callbacks and whatever runs after them: the turn's
+        wall time but the ``select``'s."""
         self.turn = []
         self.selected = 0.0
         start, cpu = time.perf_counter(), time.thread_time()
@@ -230,9 +230,7 @@ class LoopLedger:
             if wall >= STALL_SECONDS:
                 outside = wall - sum(w for w, _cpu, _name in turn)
                 if outside >= 0.001:
-                    turn.append(
-                        (outside, 0.0, "(outside callbacks: the turn itself, the writes' flush)")
-                    )
+                    turn.append((outside, 0.0, "(outside callbacks: the turn itself)"))
                 self.enter(time.monotonic() - wall, "turn", wall, time.thread_time() - cpu, turn)
 
     def enter(
@@ -393,8 +391,6 @@ class LoopWatch:
             "late_loop": self.late_loop.most_common(12),
             "late_others": self.late_others.most_common(12),
             "stalls": self.ledger.summary() if self.started else None,
-            "writes": writes_figures(),
-            "polls_skipped": polls_skipped(),
         }
 
     def finished_moves(self, older_than: float) -> list[dict[str, object]]:
@@ -435,22 +431,6 @@ def idle_looks() -> dict[str, int] | None:
     from pdc_site import collector
 
     return dict(collector.idle_collector.looks) if collector.idle_collector else None
-
-
-def writes_figures() -> dict[str, int] | None:
-    """The sockets' writes sent at the end of the loop's turn so far (``turn_writes``), and how
-    many of them left data the reactor then watched for (None when they are not)."""
-    from pdc_site import turn_writes
-
-    writes = turn_writes._writes
-    return {"flushed": writes.flushed, "watched": writes.watched} if writes else None
-
-
-def polls_skipped() -> int | None:
-    """The polls of the network skipped so far (``loop_polls``; None when it is off)."""
-    from pdc_site import loop_polls
-
-    return loop_polls.installed.skipped if loop_polls.installed else None
 
 
 def pool_figures() -> dict[str, int] | None:

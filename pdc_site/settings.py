@@ -177,17 +177,6 @@ PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: value lets the event loop take the GIL back sooner from a rendering thread, for a site that
 #: wants a shorter tail more than throughput.
 GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.005"))
-#: "1": daphne's writes to a socket sent at the end of the loop's turn without watching the
-#: socket for writability first (``pdc_site/turn_writes.py``): one system call a frame instead of
-#: three (13.8 fewer ``epoll_ctl`` a move at 300 tables), each of which lets the GIL go to a
-#: request's thread. Off by default: no run of stop 23 could tell its p99 from Twisted's own
-#: writes' (the machine at a load of 8-24; README, "the loop's stalls"), and on a quiet machine
-#: (stop 24) it carried fewer moves at saturation: 76 moves/s against 86, twice.
-SOCKET_WRITES_SOON = os.environ.get("SOCKET_WRITES_SOON", "0") == "1"
-#: Daphne's loop polls the network at most once per this many milliseconds while callbacks are
-#: ready (``pdc_site/loop_polls.py``); 0 (the default) polls before every turn, as asyncio does.
-#: Measured once, at a load of 16-23, where the site fell behind (README, "the loop's stalls").
-LOOP_POLL_EVERY_MS = float(os.environ.get("LOOP_POLL_EVERY_MS", "0"))
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))
