@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games.rendering import page_error
 from games.services import ServiceError
+from pdc_site.redirects import go
 
 from . import rendering, services
 from .forms import CreateArenaForm
@@ -43,16 +44,6 @@ def _arena_url(tournament: Tournament, invite: str | None) -> str:
     url = reverse("arena:detail", args=[tournament.pk])
     invite = rendering.valid_invite(tournament, invite)
     return f"{url}?{urlencode({'invite': invite})}" if invite else url
-
-
-def _htmx_redirect(url: str) -> HttpResponse:
-    response = HttpResponse(status=204)
-    response["HX-Redirect"] = url
-    return response
-
-
-def _go(request: HttpRequest, url: str) -> HttpResponse:
-    return _htmx_redirect(url) if request.htmx else redirect(url)
 
 
 # --- the list ----------------------------------------------------------------------------------
@@ -106,7 +97,7 @@ def current_table(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = _visible(request, tournament_id)
     match = services.current_table_for(request.user, tournament)
     if match is not None:
-        return _go(request, reverse("games:table", args=[match.pk]))
+        return go(request, reverse("games:table", args=[match.pk]))
     if request.htmx:
         return HttpResponse(status=204)
     return redirect(_arena_url(tournament, _invite(request)))
@@ -124,7 +115,7 @@ def _entry_action(
             url = reverse("arena:detail", args=[tournament_id])
             if invite:
                 url = f"{url}?{urlencode({'invite': invite})}"
-            return _go(request, f"{reverse('players:login')}?{urlencode({'next': url})}")
+            return go(request, f"{reverse('players:login')}?{urlencode({'next': url})}")
         tournament = _visible(request, tournament_id)
         try:
             act(request.user, tournament, invite)
@@ -136,7 +127,7 @@ def _entry_action(
         tournament.refresh_from_db()
         if not services.may_view(tournament, request.user, invite):
             # Withdrawn before the start from a private arena they had no link to.
-            return _go(request, reverse("arena:list"))
+            return go(request, reverse("arena:list"))
         if request.htmx:
             html = rendering.arena_fragments(tournament, request.user, invite, request=request)
             return HttpResponse(html)

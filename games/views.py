@@ -19,6 +19,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from pdc_site.redirects import go
+
 from . import chat, ratelimit, rendering, services
 from .engines import all_engines
 from .engines.records import export_record
@@ -55,12 +57,6 @@ def _table_url(match: Match, invite: str | None) -> str:
     if invite and invite == match.invite_code:
         url = f"{url}?invite={invite}"
     return url
-
-
-def _htmx_redirect(url: str) -> HttpResponse:
-    response = HttpResponse(status=204)
-    response["HX-Redirect"] = url
-    return response
 
 
 # --- the lobby ---------------------------------------------------------------------------------
@@ -162,7 +158,7 @@ def join(request: HttpRequest, match_id: int) -> HttpResponse:
     except services.ServiceError as error:
         return _seat_refused(request, match, error)
     url = _table_url(match, _invite(request))
-    return _htmx_redirect(url) if request.htmx else redirect(url)
+    return go(request, url)
 
 
 @require_POST
@@ -175,7 +171,7 @@ def leave(request: HttpRequest, match_id: int) -> HttpResponse:
     except services.ServiceError as error:
         return _seat_refused(request, match, error)
     url = reverse("games:lobby")
-    return _htmx_redirect(url) if request.htmx else redirect(url)
+    return go(request, url)
 
 
 @require_POST
@@ -218,7 +214,7 @@ def rematch(request: HttpRequest, match_id: int) -> HttpResponse:
     except services.ServiceError as error:
         return _seat_refused(request, match, error)
     url = _table_url(again, again.invite_code if again.private else None)
-    return _htmx_redirect(url) if request.htmx else redirect(url)
+    return go(request, url)
 
 
 def _seat_refused(request: HttpRequest, match: Match, error: services.ServiceError) -> HttpResponse:
@@ -230,7 +226,7 @@ def _seat_refused(request: HttpRequest, match: Match, error: services.ServiceErr
 
 def _to_login(request: HttpRequest, next_url: str) -> HttpResponse:
     url = f"{reverse('players:login')}?{urlencode({'next': next_url})}"
-    return _htmx_redirect(url) if request.htmx else redirect(url)
+    return go(request, url)
 
 
 @require_GET
