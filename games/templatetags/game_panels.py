@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_noop
 
 from ..translations import gettext, language
@@ -46,7 +46,7 @@ def pdc_info(context: Any) -> SafeString:
     game = context.get("game") or {}
     board = game.get("board")
     if not board:
-        return mark_safe("\n\n")
+        return SafeString("\n\n")
     portions = ""
     if board.get("portions"):
         title = gettext("Portions")
@@ -62,7 +62,7 @@ def pdc_info(context: Any) -> SafeString:
             note = gettext("La Marianne is in play.")
         marianne = f'\n<p class="marianne-note">{note}</p>\n'
     legend = _per_language("pdc legend", lambda: _pdc_legend(game["kinds"]))
-    return mark_safe(
+    return SafeString(
         f'\n\n<h2 id="board-title">{_e(board["title"])}</h2>\n{portions}\n{marianne}\n{legend}\n\n'
     )
 
@@ -96,7 +96,7 @@ def pdc_players(context: Any) -> SafeString:
     """The standings (kept slices per kind, points so far) and each player's kept slices."""
     game = context["game"]
     head = _per_language("pdc standings", lambda: _pdc_standings_head(game["kinds"]))
-    return mark_safe(
+    return SafeString(
         '\n<div class="scroll">\n<table class="standings">\n'
         f"  {head}\n  <tbody>\n    {pdc_standings(game)}\n  </tbody>\n</table>\n</div>\n"
         f'<ul class="kept-lists">\n  {pdc_kept(game)}\n</ul>\n'
@@ -133,7 +133,7 @@ def _pdc_standings_head(kinds: list[dict[str, Any]]) -> str:
 @register.simple_tag(takes_context=True)
 def pizza_party_panel(context: Any) -> SafeString:
     """Pizza Party's info: the last cut and the legend (``boards.pizza_party_info``)."""
-    return mark_safe(f"\n{pizza_party_info(context['game'])}\n")
+    return SafeString(f"\n{pizza_party_info(context['game'])}\n")
 
 
 @register.simple_tag(takes_context=True)
@@ -142,7 +142,7 @@ def pizza_party_players(context: Any) -> SafeString:
     game = context["game"]
     head = _per_language("pizza party standings", _pizza_party_standings_head)
     rows = "".join(_colour_row(c, game.get("phase")) for c in game["colours"])
-    return mark_safe(
+    return SafeString(
         '\n<div class="scroll">\n<table class="standings">\n'
         f"  {head}\n  <tbody>\n    {rows}\n  </tbody>\n</table>\n</div>\n"
     )
@@ -191,7 +191,7 @@ def cafe_info(context: Any) -> SafeString:
     share = _last_share(game["share"]) if game.get("share") else ""
     rolled = _rolled(game) if game.get("rolled") else ""
     legend = _per_language("cafe legend", lambda: _cafe_legend(game["sorts"]))
-    return mark_safe(f"\n{share}\n{rolled}\n{legend}\n")
+    return SafeString(f"\n{share}\n{rolled}\n{legend}\n")
 
 
 def _last_share(share: dict[str, Any]) -> str:
@@ -260,7 +260,7 @@ def cafe_players(context: Any) -> SafeString:
     """The standings: dice left, food per sort, sets, loose pieces, points."""
     game = context["game"]
     head = _per_language("cafe standings", lambda: _cafe_standings_head(game["sorts"]))
-    return mark_safe(
+    return SafeString(
         '\n<div class="scroll">\n<table class="standings">\n'
         f"  {head}\n  <tbody>\n    {cafe_standings(game)}\n  </tbody>\n</table>\n</div>\n"
     )

@@ -13,7 +13,7 @@ from typing import Any
 from django import template
 from django.template.loader import render_to_string
 from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_noop, ngettext
 
 from ..translations import gettext
@@ -58,7 +58,7 @@ def cafe_targets(moves: dict[str, Any] | None) -> SafeString:
     """The buttons laid over the café's tables for the seat placing dice (empty otherwise)."""
     place = (moves or {}).get("place")
     if not place:
-        return mark_safe("")
+        return SafeString("")
     buttons = []
     for t in place["targets"]:
         table = _e(t["table"])
@@ -70,7 +70,7 @@ def cafe_targets(moves: dict[str, Any] | None) -> SafeString:
             f'data-values="{_values_attribute(t["values"])}" data-testid="table-{table}">\n'
             f'  <span class="sr-only">{label}</span>\n</button>\n'
         )
-    return mark_safe("\n" + "".join(buttons) + "\n")
+    return SafeString("\n" + "".join(buttons) + "\n")
 
 
 @register.simple_tag(takes_context=True)
@@ -78,7 +78,7 @@ def cafe_place_form(context: template.Context) -> SafeString:
     """The form of the seat placing dice: a value of its roll, then a table (empty otherwise)."""
     place = (context.get("moves") or {}).get("place")
     if not place:
-        return mark_safe("")
+        return SafeString("")
     move_url = _e(context["table"]["move_url"])
     choices = "".join(_die_choice(v, place["first"]) for v in place["values"])
     buttons = "".join(
@@ -88,7 +88,7 @@ def cafe_place_form(context: template.Context) -> SafeString:
     )
     legend = gettext("Your roll: choose a value")
     hint = gettext("Then click a highlighted table on the board, or choose it here:")
-    return mark_safe(
+    return SafeString(
         "\n"
         '<form id="move-form" class="move-form place-form" method="post" '
         f'action="{move_url}" hx-post="{move_url}" hx-swap="none" data-testid="place-form">\n'
@@ -154,7 +154,7 @@ def cafe_status(context: template.Context) -> SafeString:
         else:
             sentence = _t(gettext_noop("%(player)s rolls the dice."), player=game["turn_name"])
         turn = f"\n  {sentence}\n"
-    return mark_safe(f"<strong>{round_number}</strong>\n{turn}")
+    return SafeString(f"<strong>{round_number}</strong>\n{turn}")
 
 
 def _of(data: Any, key: str) -> Any:
@@ -164,7 +164,7 @@ def _of(data: Any, key: str) -> Any:
 
 def _names(names: list[Any]) -> SafeString:
     """``names|join:", "``: each name escaped, the list marked safe for a blocktranslate."""
-    return mark_safe(", ".join(_e(name) for name in names))
+    return SafeString(", ".join(_e(name) for name in names))
 
 
 def _form_head(context: Any, form: str, classes: str, action: str, extra: str = "") -> str:
@@ -184,7 +184,7 @@ def pdc_status(context: template.Context) -> SafeString:
     the chillies' step, or the pizza and whose turn it is. Rendered for every seat."""
     game, moves = context["game"], context.get("moves")
     if game.get("phase") == "chillies":
-        return mark_safe(f"\n{_pdc_chillies_status(context, game, moves)}\n")
+        return SafeString(f"\n{_pdc_chillies_status(context, game, moves)}\n")
     number = _t(
         gettext_noop("Pizza %(number)s of %(total)s."),
         number=_of(game, "round_number"),
@@ -213,7 +213,7 @@ def pdc_status(context: template.Context) -> SafeString:
             gettext_noop("%(player)s is choosing a portion."),
             player=_names(game.get("to_move_names") or []),
         )
-    return mark_safe(f"\n\n<strong>{number}</strong>\n\n  {turn}\n\n\n")
+    return SafeString(f"\n\n<strong>{number}</strong>\n\n  {turn}\n\n\n")
 
 
 def _pdc_chillies_status(context: Any, game: dict[str, Any], moves: Any) -> str:
@@ -262,7 +262,7 @@ def pdc_moves(context: template.Context) -> SafeString:
     )
     cut = _pdc_cut_form(context, moves["cut_form"]) if moves.get("cut_form") else ""
     take = _pdc_take_form(context, moves["take_form"]) if moves.get("take_form") else ""
-    return mark_safe(f"\n{chillies}\n{marianne}\n\n{cut}\n\n{take}\n")
+    return SafeString(f"\n{chillies}\n{marianne}\n\n{cut}\n\n{take}\n")
 
 
 def _pdc_chilli_form(context: Any, form: dict[str, Any]) -> str:
@@ -463,7 +463,7 @@ def pizza_party_status(context: template.Context) -> SafeString:
         turn = f"\n  {adding}\n"
     elif game.get("phase") == "cut":
         turn = f"\n  {_pizza_party_picks(context, game, moves)}\n"
-    return mark_safe(f"\n<strong>{number}</strong>\n{turn}\n")
+    return SafeString(f"\n<strong>{number}</strong>\n{turn}\n")
 
 
 def _pizza_party_picks(context: Any, game: dict[str, Any], moves: Any) -> str:
@@ -511,8 +511,8 @@ def pizza_party_targets(context: template.Context) -> SafeString:
         seat, axis = _e(context.get("you")), moves.get("your_axis", "")
         buttons = "".join(_pick_target(t, seat, axis) for t in moves["pick"]["ticks"])
     else:
-        return mark_safe("\n\n")
-    return mark_safe(f"\n\n{buttons}\n\n")
+        return SafeString("\n\n")
+    return SafeString(f"\n\n{buttons}\n\n")
 
 
 def _target_style(t: dict[str, Any]) -> str:
@@ -583,7 +583,7 @@ def pizza_party_moves(context: template.Context) -> SafeString:
     elif moves.get("your_pick"):
         secret = _t(gettext_noop("Your secret pick: %(pick)s."), pick=moves["your_pick"])
         pick = f'\n<p class="your-pick" data-testid="your-pick">{secret}</p>\n'
-    return mark_safe(f"\n{place}\n{pick}\n")
+    return SafeString(f"\n{place}\n{pick}\n")
 
 
 # --- each game's parts, by the game's slug -------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_noop, ngettext
 
 from ..translations import gettext
@@ -67,7 +67,7 @@ def seat_items(context: template.Context) -> SafeString:
             f"      {rank}\n"
             "    </li>\n    "
         )
-    return mark_safe("".join(out))
+    return SafeString("".join(out))
 
 
 def _seat_elo(facts: dict[str, Any]) -> str:
@@ -95,7 +95,7 @@ def _seat_clock(clock: Any) -> str:
 def log_items(log: list[dict[str, Any]]) -> SafeString:
     """The move log's lines, newest first (``rendering.log_lines``): a long match's log is
     hundreds of lines, rendered again for every version."""
-    return mark_safe(
+    return SafeString(
         "".join(
             f'<li value="{_e(line["number"])}" data-seat="{_e(line["seat"])}">{_e(line["text"])}</li>'
             for line in reversed(log)
@@ -120,7 +120,7 @@ def status_banner(context: template.Context) -> SafeString:
         lines = "".join(f"<li>{_e(line['text'])}</li>" for line in context["announced"])
         announced = f'\n  <ul class="announced" data-testid="announced">{lines}</ul>\n  '
     see_now = gettext("See the table as it is now")
-    return mark_safe(
+    return SafeString(
         f'<div id="table-status" class="table-status{" your-turn" if context.get("your_turn") else ""}" '
         f'data-version="{_e(table["version"])}" data-status="{_e(table["status"])}" '
         f'data-you="{"" if you is None else _e(you)}" data-to-move="{_e(to_move)}" '
@@ -176,7 +176,7 @@ def actions_bar(context: template.Context) -> SafeString:
     again = extras.get("play_again")
     rematch = f"\n  {_play_again(extras, again, csrf, invite)}\n  " if again else ""
     oob = ' hx-swap-oob="true"' if context.get("oob") else ""
-    return mark_safe(
+    return SafeString(
         f'<div id="table-actions" class="table-actions"{oob}>\n  {resign}\n  {rematch}\n</div>'
     )
 

@@ -16,7 +16,7 @@ from html import escape
 from typing import Any
 
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_noop
 
 from ..translations import gettext
@@ -283,4 +283,4 @@ PART_WRITERS: dict[str, Callable[[Any], str]] = {
 @register.simple_tag(takes_context=True)
 def table_part(context: template.Context, part: str) -> SafeString:
     """``{% table_part "timer" %}``: a part as the sockets write it, in a page."""
-    return mark_safe(PART_WRITERS[part](context))
+    return SafeString(PART_WRITERS[part](context))
