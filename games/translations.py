@@ -32,7 +32,7 @@ CATALOG_SETTINGS = frozenset({"LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS"})
 #: that passed text of its own could not make this grow without bound.
 KEPT_PER_LANGUAGE = 5_000
 
-#: Language → {message: its translation}.
+#: Language → {message: its translation}, and {(singular, plural, number): its translation}.
 _kept: dict[str, dict[str, str]] = {}
 #: The current thread's dict while it writes parts (the writers run synchronously in one thread:
 #: nothing else can run in that thread between the ``with``'s start and end).
@@ -53,6 +53,40 @@ def gettext(message: str) -> str:
             kept.clear()
         text = kept[message] = translation.gettext(message)
     return text
+
+
+def ngettext(singular: str, plural: str, number: int) -> str:
+    """Django's ``ngettext``, read from what is kept for the language while inside
+    ``kept_translations()``: by its two messages and the number (which of the language's plural
+    forms a number takes never changes either). The writers' counts are small (olives, chillies,
+    portions), so few numbers are kept."""
+    kept = getattr(_writing, "kept", None)
+    if (
+        kept is None
+        or type(singular) is not str
+        or type(plural) is not str
+        or type(number) is not int
+    ):
+        return translation.ngettext(singular, plural, number)
+    key = (singular, plural, number)
+    text = kept.get(key)
+    if text is None:
+        if len(kept) >= KEPT_PER_LANGUAGE:
+            kept.clear()
+        text = kept[key] = translation.ngettext(singular, plural, number)
+    return text
+
+
+@contextmanager
+def not_kept() -> Iterator[None]:
+    """Inside it, ``gettext`` and ``ngettext`` are Django's again (for a translation asked in
+    another language than the one kept, as ``translation.override`` does)."""
+    previous = getattr(_writing, "kept", None)
+    _writing.kept = None
+    try:
+        yield
+    finally:
+        _writing.kept = previous
 
 
 def language() -> str | None:

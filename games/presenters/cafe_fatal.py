@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.translation import ngettext
 
 from ..engines.base import Move, gettext_noop
 from ..engines.cafe_fatal import SET_SIZE, SORT_COUNTS, SORT_VALUE, SORTS
 from ..translations import gettext as _
+from ..translations import ngettext
 from .base import Presenter, action_of, number, whole_number
 from .registry import register
 

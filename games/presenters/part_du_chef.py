@@ -12,12 +12,11 @@ from functools import lru_cache
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.translation import ngettext
 
 from ..engines.base import Move, gettext_noop
 from ..engines.part_du_chef import KIND_NAMES, KINDS, MAJORITY_VALUE, SLICES_PER_PIZZA
 from ..translations import gettext as _
-from ..translations import language
+from ..translations import language, ngettext
 from .base import MoveFormError, Presenter, action_of, number, whole_number
 from .registry import register
 

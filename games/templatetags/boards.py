@@ -21,9 +21,9 @@ from typing import Any
 from django import template
 from django.utils import translation
 from django.utils.safestring import SafeData, SafeString
-from django.utils.translation import gettext_noop, ngettext
+from django.utils.translation import gettext_noop
 
-from ..translations import gettext
+from ..translations import gettext, ngettext, not_kept
 
 register = template.Library()
 
@@ -309,7 +309,8 @@ def _t_plural(translate: Callable[[], str], count: int, **values: Any) -> str:
     try:
         return translate() % data
     except (KeyError, ValueError):
-        with translation.override(None):
+        # In English: Django's catalogs, not what is kept for the language being written.
+        with translation.override(None), not_kept():
             return translate() % data
 
 

@@ -14,9 +14,9 @@ from django import template
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext_noop, ngettext
+from django.utils.translation import gettext_noop
 
-from ..translations import gettext
+from ..translations import gettext, ngettext
 from .boards import _e, _t, _t_plural, cafe_board, pdc_board, pdc_targets, pizza_party_board
 from .game_panels import (
     cafe_info,

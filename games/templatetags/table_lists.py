@@ -10,9 +10,9 @@ from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext_noop, ngettext
+from django.utils.translation import gettext_noop
 
-from ..translations import gettext
+from ..translations import gettext, ngettext
 from .boards import _e, _t, _t_plural
 from .move_forms import _csrf_input, game_part
 
