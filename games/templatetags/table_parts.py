@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from django import template
+from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_noop
 
@@ -264,6 +265,15 @@ def write_players(context: Any) -> str:
     )
 
 
+def write_result(context: Any) -> str:
+    """The match's result: an empty section at every version but the last, written here; the
+    result itself (shown once a match) still by its partial."""
+    if context.get("result"):
+        values = context.flatten() if isinstance(context, template.Context) else context
+        return render_to_string("games/partials/table.html#result", values)
+    return f'\n<section id="table-result" class="table-result"{_oob(context)}>\n  \n</section>\n'
+
+
 #: The parts written in Python, by name (``rendering.TABLE_PARTS``).
 PART_WRITERS: dict[str, Callable[[Any], str]] = {
     "status": write_status,
@@ -277,6 +287,7 @@ PART_WRITERS: dict[str, Callable[[Any], str]] = {
     "info": write_info,
     "players": write_players,
     "log": write_log,
+    "result": write_result,
 }
 
 
