@@ -10,6 +10,9 @@ taking turns in one process (CPU microseconds per move or table, medians of the 
 - **three sockets connecting** to a table, one after another: three reads and renders
   (``consumers.load_and_render``), against one read and two checks that take it (``reuse``).
 
+- **a doorbell's parts picked** by each of a table's three sockets (stop 25): the shared and
+  own parts merged, checked and ordered in three passes, against ``published.parts_of``'s one.
+
     REDIS_URL=redis://127.0.0.1:6379/13 .venv/bin/python bench/bench_push_path.py --rounds 5
 
 Django runs on a scratch SQLite file (no PostgreSQL: the reads' queries cost less than on the
@@ -121,6 +124,50 @@ def doorbell_unpacked(count: int, rounds: int) -> None:
     taking_turns(name, before, now, count, rounds)
 
 
+def _parts_of_before(message: dict, field: str, invite: str | None, language: str) -> dict | None:
+    """``published.parts_of`` before stop 25."""
+    from games import published, rendering
+
+    carried = message.get("parts")
+    if not isinstance(carried, dict):
+        return None
+    own = carried.get("own", {}).get(field)
+    shared = carried.get("shared", {}).get(published.shared_field(invite, language))
+    if own is None or shared is None:
+        return None
+    merged = {**shared, **own}
+    if any(part not in merged for part in rendering.TABLE_PARTS):
+        return None
+    return {part: merged[part] for part in rendering.TABLE_PARTS}
+
+
+def parts_picked(count: int, rounds: int) -> None:
+    from django.utils import translation
+
+    from games import published
+
+    match, users = a_started_table()
+    fields = [published.viewer_field(user.pk, None, "en") for user in users]
+    for field in fields:
+        published.start_watching(match.pk, field)
+    with translation.override("en"):
+        message = {"type": "table.changed", "parts": published.render_for_watchers(match)}
+    for field in fields:
+        assert published.parts_of(message, field, None, "en") == _parts_of_before(
+            message, field, None, "en"
+        )
+
+    def before() -> None:
+        for field in fields:
+            _parts_of_before(message, field, None, "en")
+
+    def now() -> None:
+        for field in fields:
+            published.parts_of(message, field, None, "en")
+
+    taking_turns("a doorbell's parts picked by its 3 sockets", before, now, count * 10, rounds)
+
+
 def sockets_connecting(count: int, rounds: int) -> None:
     from games import consumers
 
@@ -173,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             assert isinstance(caches["default"], ForgivingRedisCache)
             who_watches(args.count, args.rounds)
         doorbell_unpacked(args.count, args.rounds)
+        parts_picked(args.count, args.rounds)
         sockets_connecting(max(1, args.count // 10), args.rounds)
     print(f"load average {os.getloadavg()[0]:.2f}")
     return 0

@@ -201,7 +201,14 @@ def parts_of(
     shared = carried.get("shared", {}).get(shared_field(invite, language))
     if own is None or shared is None:
         return None
-    merged = {**shared, **own}
-    if any(part not in merged for part in rendering.TABLE_PARTS):
-        return None
-    return {part: merged[part] for part in rendering.TABLE_PARTS}
+    # One pass in page order (each socket of every move): the viewer's own part where it has
+    # one, else the shared one; a part in neither and the message is not taken.
+    parts = {}
+    for part in rendering.TABLE_PARTS:
+        html = own.get(part)
+        if html is None:
+            html = shared.get(part)
+            if html is None:
+                return None
+        parts[part] = html
+    return parts
