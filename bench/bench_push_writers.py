@@ -84,12 +84,13 @@ def before(changes: tuple[str, ...] = CHANGES) -> Iterator[None]:
     if "ngettext" in changes:
         for module in (boards, move_forms, table_lists, part_du_chef, cafe_fatal):
             patch(module, "ngettext", translation.ngettext)
-    if "result" in changes:
-        patch(table_parts, "PART_WRITERS", dict(table_parts.PART_WRITERS))
-        del table_parts.PART_WRITERS["result"]
+    # ``rendering`` holds the writers' dict itself (imported by name): changed in place.
+    writer = table_parts.PART_WRITERS.pop("result") if "result" in changes else None
     try:
         yield
     finally:
+        if writer is not None:
+            table_parts.PART_WRITERS["result"] = writer
         for module, name, value in reversed(patched):
             setattr(module, name, value)
 
