@@ -10,6 +10,8 @@ taking turns in one process (CPU microseconds per move or table, medians of the 
 - **three sockets connecting** to a table, one after another: three reads and renders
   (``consumers.load_and_render``), against one read and two checks that take it (``reuse``).
 
+- **the watchers' render** of a version for a table's three seats of one language (stop 25): a
+  language switch per viewer, against one per language (``published.render_for_watchers``).
 - **a doorbell's parts picked** by each of a table's three sockets (stop 25): the shared and
   own parts merged, checked and ordered in three passes, against ``published.parts_of``'s one.
 
@@ -141,6 +143,53 @@ def _parts_of_before(message: dict, field: str, invite: str | None, language: st
     return {part: merged[part] for part in rendering.TABLE_PARTS}
 
 
+def _render_for_watchers_before(match):
+    """``published.render_for_watchers`` before stop 25: the language switched per viewer."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.utils import translation
+
+    from games import published, rendering
+
+    seats = rendering.seats_of(match)
+    viewers = published.viewers_of(match, seats)
+    watching = viewers.watching()
+    if not watching:
+        return None
+    snapshot = published._read(match, seats)
+    shared: dict = {}
+    own: dict = {}
+    users: dict = {s.user_id: s.user for s in seats if s.user_id is not None}
+    users[None] = AnonymousUser()
+    for field in watching:
+        pk, invite, language = viewers.candidates[field]
+        user = users[pk]
+        with translation.override(language):
+            parts = rendering.table_parts(snapshot, user, invite)
+        shared.setdefault(
+            published.shared_field(invite, language),
+            {part: parts[part] for part in rendering.SHARED_PARTS},
+        )
+        own[field] = {p: html for p, html in parts.items() if p not in rendering.SHARED_PARTS}
+    snapshot.memo = rendering.kept_memo(snapshot.memo)
+    return {"shared": shared, "own": own}
+
+
+def watchers_rendered(count: int, rounds: int) -> None:
+    from games import published
+
+    match, users = a_started_table()
+    for user in users:
+        published.start_watching(match.pk, published.viewer_field(user.pk, None, "en"))
+    assert published.render_for_watchers(match) == _render_for_watchers_before(match)
+    taking_turns(
+        "the watchers' render of a version, 3 seats in English",
+        lambda: _render_for_watchers_before(match),
+        lambda: published.render_for_watchers(match),
+        count,
+        rounds,
+    )
+
+
 def parts_picked(count: int, rounds: int) -> None:
     from django.utils import translation
 
@@ -221,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             who_watches(args.count, args.rounds)
         doorbell_unpacked(args.count, args.rounds)
         parts_picked(args.count, args.rounds)
+        watchers_rendered(args.count, args.rounds)
         sockets_connecting(max(1, args.count // 10), args.rounds)
     print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
