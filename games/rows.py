@@ -215,12 +215,33 @@ def _prepared_cursor(connection: Any, raw: Any) -> Any:
     from psycopg.pq import Format
 
     cursor = _prepared_class()(raw)
-    # As Django's own cursors: a connection whose time zone is not its adapters' reads
-    # timestamps in its own.
     timestamptz = raw.adapters.types["timestamptz"].oid
-    if connection.timezone != raw.adapters.get_loader(timestamptz, Format.TEXT).timezone:
+    if _session_zone_is_djangos(connection, raw):
+        cursor.adapters.register_loader(timestamptz, _psycopg_timestamp_loader(timestamptz))
+    elif connection.timezone != raw.adapters.get_loader(timestamptz, Format.TEXT).timezone:
+        # As Django's own cursors: a connection whose time zone is not its adapters' reads
+        # timestamps in its own.
         register_tzloader(connection.timezone, cursor)
     return cursor
+
+
+def _session_zone_is_djangos(connection: Any, raw: Any) -> bool:
+    """Whether psycopg's own loader reads a timestamp exactly as Django's does on
+    ``connection``: Django's loader (Python, 5 µs a value: about 20 values in a move's locked
+    read) takes psycopg's value and puts Django's time zone on it; where the session's time
+    zone, in which psycopg gives it, is that very zone (Django sets it on connecting: UTC
+    here), psycopg's loader (C, 0.3 µs) gives the same value with the same ``tzinfo``."""
+    zone = connection.timezone
+    return zone is not None and raw.info.timezone is zone
+
+
+@cache
+def _psycopg_timestamp_loader(oid: int) -> type:
+    """psycopg's own text loader of ``timestamptz`` (its C one where psycopg has it)."""
+    import psycopg
+    from psycopg.pq import Format
+
+    return psycopg.postgres.adapters.get_loader(oid, Format.TEXT)
 
 
 def _for(alias: str) -> tuple[Any, _Statements]:
