@@ -11,6 +11,10 @@ process's (``time.process_time``: every thread's), in microseconds a call. It ne
 
 - ``read``: the locked read of a move (``rows.match_with_seats(…, lock=True)`` in a
   transaction): timestamps through Django's loader, or psycopg's where the zones agree.
+- ``write``: a move's writes and ``COMMIT`` in one round trip (``rows.save_and_commit``, after
+  a locked read in a transaction): the insert and the update as two statements (main's code at
+  5a8aeaa, kept below) or one. With it, PostgreSQL's CPU a call: its backend's, from ``/proc``
+  (the server must run on this machine), in ``--calls`` large enough for its 10 ms ticks.
 - ``hop``: one trip of a request's synchronous code to its thread and back, as a move's request
   takes (``sync_to_async`` in a ``ThreadSensitiveContext`` lent that thread).
 """
@@ -31,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PARTS = ("read", "hop")
+PARTS = ("read", "hop", "write")
 
 
 def main() -> int:
@@ -67,13 +71,24 @@ def main() -> int:
 
 def compare(name: str, before: Callable, after: Callable, calls: int, rounds: int) -> None:
     found: dict[str, list[float]] = {"before": [], "after": []}
+    server: dict[str, list[float]] = {"before": [], "after": []}
     ways = {"before": before, "after": after}
     for way in ways:  # warm up both
         ways[way](calls // 4)
     for round_ in range(rounds):
         order = ("before", "after") if round_ % 2 == 0 else ("after", "before")
         for way in order:
+            backend = backend_cpu()
             found[way].append(1e6 * ways[way](calls) / calls)
+            if backend is not None:
+                server[way].append(1e6 * (backend_cpu() - backend) / calls)
+    if server["before"]:
+        b, a = statistics.median(server["before"]), statistics.median(server["after"])
+        print(
+            f"{name:6}: PostgreSQL's backend before {b:8.1f} µs, after {a:8.1f} µs a call, "
+            f"after / before {a / b:.3f}",
+            flush=True,
+        )
     b, a = statistics.median(found["before"]), statistics.median(found["after"])
     ratios = [x / y for x, y in zip(found["after"], found["before"], strict=True)]
     print(
@@ -81,6 +96,21 @@ def compare(name: str, before: Callable, after: Callable, calls: int, rounds: in
         f"(rounds {min(ratios):.3f}–{max(ratios):.3f})",
         flush=True,
     )
+
+
+def backend_cpu() -> float | None:
+    """CPU seconds of the PostgreSQL backend of this thread's connection, if it is open and
+    the server runs here; else None."""
+    from django.db import connection
+
+    if connection.connection is None or connection.vendor != "postgresql":
+        return None
+    try:
+        with open(f"/proc/{connection.connection.info.backend_pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager
@@ -156,9 +186,77 @@ def hop_part() -> tuple[Callable, Callable]:
     return hops_through(stock), hops_through(lent)
 
 
+def write_part() -> tuple[Callable, Callable]:
+    from django.db import transaction
+
+    from games import rows
+    from games.models import Move
+
+    pk = a_started_match()
+    numbers = iter(range(10_000, 10**9))
+
+    def writes(calls: int) -> float:
+        started = time.process_time()
+        for _ in range(calls):
+            with transaction.atomic():
+                match = rows.match_with_seats(pk, lock=True)
+                match.version += 1
+                moves = [
+                    Move(match=match, number=next(numbers), seat=0, payload={"cut": [1, 2]})
+                    for _ in range(2)
+                ]
+                assert rows.save_and_commit(match, moves)
+        return time.process_time() - started
+
+    def before(calls: int) -> float:
+        with patched(rows, "save_and_commit", mains_save_and_commit):
+            return writes(calls)
+
+    return before, writes
+
+
+def mains_save_and_commit(match: Any, moves: Any) -> bool:
+    """``rows.save_and_commit`` as main had it (5a8aeaa): the insert and the update as two
+    statements."""
+    from django.db import DatabaseError, router
+    from django.db.models.signals import post_save, pre_save
+
+    from games import rows
+    from games.models import Match
+
+    alias = router.db_for_write(Match, instance=match)
+    if (
+        match._state.adding
+        or pre_save.has_listeners(Match)
+        or post_save.has_listeners(Match)
+        or not rows.commits_with_last_write(alias)
+    ):
+        return False
+    connection, statements = rows._for(alias)
+    raw = connection.connection
+    update = [
+        field.get_db_prep_save(field.pre_save(match, False), connection)
+        for field in statements.update_fields
+    ]
+    update.append(match.pk)
+    with rows._cursor(connection) as cursor, connection.wrap_database_errors:
+        with raw.pipeline():
+            if moves:
+                cursor.execute(*rows._insert(statements, connection, moves))
+            cursor.execute(statements.update_match, update)
+            raw.cursor().execute("COMMIT", prepare=False)
+        updated = cursor.rowcount
+    if updated != 1:
+        raise DatabaseError(f"match {match.pk} was not updated")
+    rows._written(moves, alias)
+    match._state.db = alias
+    return True
+
+
 PART_MAKERS: dict[str, Callable[[], tuple[Callable, Callable]]] = {
     "read": read_part,
     "hop": hop_part,
+    "write": write_part,
 }
 
 
