@@ -110,23 +110,29 @@ class RequestThread(Executor):
 
 
 def _serve(calls: queue.SimpleQueue) -> None:
-    """A ``RequestThread``'s loop (it holds no reference to its executor)."""
+    """A ``RequestThread``'s loop (it holds no reference to its executor). The call and its
+    arguments are let go before its future is answered: the caller, woken by the answer, may
+    count on them being freed (a request's context, its jobs) by then."""
     while True:
         call = calls.get()
         if call is None:
             return
         future, fn, args, kwargs = call
         del call
-        if future.set_running_or_notify_cancel():
-            try:
-                result = fn(*args, **kwargs)
-            except BaseException as failure:  # as ThreadPoolExecutor: the future carries it
-                future.set_exception(failure)
-                del failure  # no cycle through the traceback's frames
-            else:
-                future.set_result(result)
-                del result
-        del future, fn, args, kwargs
+        if not future.set_running_or_notify_cancel():
+            del future, fn, args, kwargs
+            continue
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as failure:  # as ThreadPoolExecutor: the future carries it
+            del fn, args, kwargs
+            future.set_exception(failure)
+            del failure  # no cycle through the traceback's frames
+        else:
+            del fn, args, kwargs
+            future.set_result(result)
+            del result
+        del future
 
 
 #: The calls of each request thread still running: ended and joined before the interpreter
