@@ -70,8 +70,8 @@ class RequestThread(Executor):
     ``ThreadPoolExecutor(max_workers=1)`` is to a request, for less. Every trip of a request to
     its thread goes through ``submit`` (a move's ``POST`` takes two), and the pool's own
     bookkeeping around the call (two locks, a work item, its idle-thread semaphore taken on
-    every submit and given back after every call, a weak reference to itself) cost about as
-    much as the trip's own wake-ups (``bench/bench_move_parts.py --parts hop``). What it keeps:
+    every submit and given back after every call, a weak reference to itself) added a few
+    microseconds to each (``bench/bench_move_parts.py --parts hop``). What it keeps:
     the future asyncio waits on, a call that fails or is cancelled before it runs, and at exit,
     as the pool, the calls already given run to their end before the thread is joined."""
 
