@@ -215,12 +215,33 @@ def _prepared_cursor(connection: Any, raw: Any) -> Any:
     from psycopg.pq import Format
 
     cursor = _prepared_class()(raw)
-    # As Django's own cursors: a connection whose time zone is not its adapters' reads
-    # timestamps in its own.
     timestamptz = raw.adapters.types["timestamptz"].oid
-    if connection.timezone != raw.adapters.get_loader(timestamptz, Format.TEXT).timezone:
+    if _session_zone_is_djangos(connection, raw):
+        cursor.adapters.register_loader(timestamptz, _psycopg_timestamp_loader(timestamptz))
+    elif connection.timezone != raw.adapters.get_loader(timestamptz, Format.TEXT).timezone:
+        # As Django's own cursors: a connection whose time zone is not its adapters' reads
+        # timestamps in its own.
         register_tzloader(connection.timezone, cursor)
     return cursor
+
+
+def _session_zone_is_djangos(connection: Any, raw: Any) -> bool:
+    """Whether psycopg's own loader reads a timestamp exactly as Django's does on
+    ``connection``: Django's loader (Python, 5 µs a value: about 20 values in a move's locked
+    read) takes psycopg's value and puts Django's time zone on it; where the session's time
+    zone, in which psycopg gives it, is that very zone (Django sets it on connecting: UTC
+    here), psycopg's loader (C, 0.3 µs) gives the same value with the same ``tzinfo``."""
+    zone = connection.timezone
+    return zone is not None and raw.info.timezone is zone
+
+
+@cache
+def _psycopg_timestamp_loader(oid: int) -> type:
+    """psycopg's own text loader of ``timestamptz`` (its C one where psycopg has it)."""
+    import psycopg
+    from psycopg.pq import Format
+
+    return psycopg.postgres.adapters.get_loader(oid, Format.TEXT)
 
 
 def _for(alias: str) -> tuple[Any, _Statements]:
@@ -318,6 +339,18 @@ def _insert(
     return statements.insert_move + ", ".join([statements.move_row] * len(moves)), params
 
 
+def _insert_then_update(
+    statements: _Statements, connection: Any, moves: Sequence[Move], update: list[Any]
+) -> tuple[str, list[Any]]:
+    """The insert of ``moves`` and the update of their match (``update``: its values, then its
+    key) as one statement: the insert in a ``WITH`` runs once, to its end, whether or not the
+    update reads it (PostgreSQL's data-modifying ``WITH``), and the statement's row count is
+    the update's. One statement where there were two: one execution less for PostgreSQL, and
+    one call less through Django's and psycopg's cursors, per move."""
+    insert, params = _insert(statements, connection, moves)
+    return f"WITH moved AS ({insert}) {statements.update_match}", [*params, *update]
+
+
 def _written(moves: Sequence[Move], alias: str) -> None:
     for move in moves:
         move._state.adding = False
@@ -407,7 +440,8 @@ def commits_with_last_write(alias: str) -> bool:
 def save_and_commit(match: Match, moves: Sequence[Move]) -> bool:
     """``insert_moves(moves)`` then ``save_match(match)``, and the transaction committed, in one
     round trip (a psycopg pipeline) where ``commits_with_last_write``: a move sent its insert,
-    its update and ``COMMIT`` one after the other, each waiting for the answer to the one before.
+    its update and ``COMMIT`` one after the other, each waiting for the answer to the one before
+    (the insert and the update are now one statement, ``_insert_then_update``).
     False (nothing done) elsewhere, or for a match that ``save_match`` would save through
     ``save()``. The caller's ``atomic()`` block then finds the transaction committed, commits
     nothing more and runs its ``on_commit`` hooks as usual; so this must be the block's last
@@ -432,8 +466,9 @@ def save_and_commit(match: Match, moves: Sequence[Move]) -> bool:
     with _cursor(connection) as cursor, connection.wrap_database_errors:
         with raw.pipeline():
             if moves:
-                cursor.execute(*_insert(statements, connection, moves))
-            cursor.execute(statements.update_match, update)
+                cursor.execute(*_insert_then_update(statements, connection, moves, update))
+            else:
+                cursor.execute(statements.update_match, update)
             # Not through Django's wrapper: a commit is not a query it counts or logs.
             raw.cursor().execute("COMMIT", prepare=False)
         updated = cursor.rowcount

@@ -15,9 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import queue
 import sys
+import threading
+import weakref
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from contextvars import ContextVar
 from typing import Any
 
@@ -60,6 +63,96 @@ def hand_over_sooner() -> None:
     only after the switch interval, 5 ms by default, and the loop waits on the network many times
     per move (the request, the answer, the doorbell, three frames)."""
     sys.setswitchinterval(settings.GIL_SWITCH_INTERVAL)
+
+
+class RequestThread(Executor):
+    """One thread that runs the calls it is given, one at a time, in order: what a
+    ``ThreadPoolExecutor(max_workers=1)`` is to a request, for less. Every trip of a request to
+    its thread goes through ``submit`` (a move's ``POST`` takes two), and the pool's own
+    bookkeeping around the call (two locks, a work item, its idle-thread semaphore taken on
+    every submit and given back after every call, a weak reference to itself) added a few
+    microseconds to each (``bench/bench_move_parts.py --parts hop``). What it keeps:
+    the future asyncio waits on, a call that fails or is cancelled before it runs, and at exit,
+    as the pool, the calls already given run to their end before the thread is joined."""
+
+    def __init__(self, name: str = "request") -> None:
+        self._calls: queue.SimpleQueue = queue.SimpleQueue()
+        self._stopped = False
+        self._thread = threading.Thread(target=_serve, args=(self._calls,), name=name)
+        self._thread.start()
+        _queues[self._thread] = self._calls
+        # Dropped without a shutdown, it still ends its thread (after the calls given).
+        weakref.finalize(self, self._calls.put, None)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        if self._stopped:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        future: Future = Future()
+        self._calls.put((future, fn, args, kwargs))
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """The thread ends after the calls already given (``cancel_futures``: those not yet
+        started are cancelled)."""
+        if not self._stopped:
+            self._stopped = True
+            if cancel_futures:
+                while True:
+                    try:
+                        call = self._calls.get_nowait()
+                    except queue.Empty:
+                        break
+                    if call is not None:
+                        call[0].cancel()
+            self._calls.put(None)
+        if wait and self._thread is not threading.current_thread():
+            self._thread.join()
+
+
+def _serve(calls: queue.SimpleQueue) -> None:
+    """A ``RequestThread``'s loop (it holds no reference to its executor). The call and its
+    arguments are let go before its future is answered: the caller, woken by the answer, may
+    count on them being freed (a request's context, its jobs) by then."""
+    while True:
+        call = calls.get()
+        if call is None:
+            return
+        future, fn, args, kwargs = call
+        del call
+        if not future.set_running_or_notify_cancel():
+            del future, fn, args, kwargs
+            continue
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as failure:  # as ThreadPoolExecutor: the future carries it
+            del fn, args, kwargs
+            future.set_exception(failure)
+            del failure  # no cycle through the traceback's frames
+        else:
+            del fn, args, kwargs
+            future.set_result(result)
+            del result
+        del future
+
+
+#: The calls of each request thread still running: ended and joined before the interpreter
+#: exits (the thread holds no reference to its executor, which may be gone by then).
+_queues: weakref.WeakKeyDictionary[threading.Thread, queue.SimpleQueue] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _end_threads_at_exit() -> None:
+    running = list(_queues.items())
+    for _thread, calls in running:
+        calls.put(None)
+    for thread, _calls in running:
+        thread.join()
+
+
+# Where ThreadPoolExecutor's threads are ended too: before the interpreter joins its threads,
+# which it would otherwise wait on forever.
+threading._register_atexit(_end_threads_at_exit)
 
 
 class AfterAnswerJobs:
@@ -126,7 +219,7 @@ class AfterAnswerJobs:
         finally:
             close_old_connections()
 
-    async def finish(self, thread: ThreadPoolExecutor) -> None:
+    async def finish(self, thread: Executor) -> None:
         """Jobs not yet run (``OneHopHandler`` runs them as it closes the answer) in ``thread``,
         then the follow-ups on the event loop, once those started from the thread are done."""
         if self.jobs:
@@ -178,7 +271,7 @@ class RequestThreads:
     def __init__(self, app: Callable[..., Any], spare: int = 0) -> None:
         self.app = app
         self.spare = spare
-        self.idle: list[ThreadPoolExecutor] = [self.started_thread() for _ in range(spare)]
+        self.idle: list[RequestThread] = [self.started_thread() for _ in range(spare)]
         #: The thread that starts the next spare threads (off the event loop).
         self.starter = self.started_thread() if spare else None
         self.starting = False
@@ -212,16 +305,16 @@ class RequestThreads:
             self.give_back(thread)
             loop_watch.mark("ended")
 
-    def new_thread(self) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="request")
+    def new_thread(self) -> RequestThread:
+        return RequestThread()
 
-    def started_thread(self) -> ThreadPoolExecutor:
+    def started_thread(self) -> RequestThread:
         """A new thread, started (the caller waits for it to run: never the event loop)."""
         thread = self.new_thread()
         thread.submit(int).result()
         return thread
 
-    def lend(self) -> ThreadPoolExecutor:
+    def lend(self) -> RequestThread:
         """An idle thread (a new one, started on first use, when none is); when fewer than
         ``spare`` are left idle, more are started meanwhile by the starter thread."""
         thread = self.idle.pop() if self.idle else self.new_thread()
@@ -241,12 +334,12 @@ class RequestThreads:
             for thread in threads:
                 thread.shutdown(wait=False)
 
-    def add_spares(self, threads: list[ThreadPoolExecutor]) -> None:
+    def add_spares(self, threads: list[RequestThread]) -> None:
         self.starting = False
         for thread in threads:
             self.give_back(thread)
 
-    def give_back(self, thread: ThreadPoolExecutor) -> None:
+    def give_back(self, thread: RequestThread) -> None:
         if len(self.idle) < KEEP:
             self.idle.append(thread)
         else:
