@@ -8,30 +8,10 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.utils import translation
 
-from games import published, rendering
+from games import published
 
 from .factories import started_table
-
-
-def alone(match_id: int, user, invite: str | None, language: str) -> dict[str, str]:
-    """What ``user`` gets from a read and a render of their own (the timer aside)."""
-    with translation.override(language):
-        parts = rendering.table_parts(rendering.load_table(match_id), user, invite)
-    return {part: html for part, html in parts.items() if part != "timer"}
-
-
-def carried(message: dict, user, invite: str | None, language: str) -> dict[str, str] | None:
-    pk = user.pk if user.is_authenticated else None
-    field = published.viewer_field(pk, invite, language)
-    parts = published.parts_of(message, field, invite, language)
-    return None if parts is None else {p: html for p, html in parts.items() if p != "timer"}
-
-
-@pytest.fixture(autouse=True)
-def no_reads_left():
-    published._reads.clear()
-    yield
-    published._reads.clear()
+from .published_views import alone, carried, no_reads_left  # noqa: F401 (a fixture)
 
 
 @pytest.mark.django_db

@@ -11,7 +11,6 @@ import weakref
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser
-from django.utils import translation
 
 from games import limits, notify, published, rendering, rows, services
 from games.engines import get_engine
@@ -20,30 +19,8 @@ from tests.presenters.helpers import user_of_seat
 from tests.sockets import connected
 
 from .factories import make_user, started_table
+from .published_views import alone, carried, no_reads_left  # noqa: F401 (a fixture)
 from .test_secret_steps import SECRETS
-
-
-@pytest.fixture(autouse=True)
-def no_reads_left():
-    """Table ids come back in every test's database: no read of an earlier test's table."""
-    published._reads.clear()
-    yield
-    published._reads.clear()
-
-
-def alone(match_id: int, user, invite: str | None, language: str) -> dict[str, str]:
-    """What ``user`` gets from a read and a render of their own, without the timer (it counts
-    the seconds left at the moment of the render)."""
-    with translation.override(language):
-        parts = rendering.table_parts(rendering.load_table(match_id), user, invite)
-    return {part: html for part, html in parts.items() if part != "timer"}
-
-
-def carried(message: dict, user, invite: str | None, language: str) -> dict[str, str] | None:
-    pk = user.pk if user.is_authenticated else None
-    field = published.viewer_field(pk, invite, language)
-    parts = published.parts_of(message, field, invite, language)
-    return None if parts is None else {p: html for p, html in parts.items() if p != "timer"}
 
 
 @pytest.mark.django_db
