@@ -31,3 +31,15 @@ def carried(message: dict, user, invite: str | None, language: str) -> dict[str,
     field = published.viewer_field(pk, invite, language)
     parts = published.parts_of(message, field, invite, language)
     return None if parts is None else {p: html for p, html in parts.items() if p != "timer"}
+
+
+def published_while_watching(match, fields: list[str]) -> dict:
+    """The doorbell's message of ``match``'s published render while the viewers of ``fields``
+    watch it (each stops watching afterwards, whatever happens)."""
+    for field in fields:
+        published.start_watching(match.pk, field)
+    try:
+        return {"parts": published.render_for_watchers(match)}
+    finally:
+        for field in fields:
+            published.stop_watching(match.pk, field)

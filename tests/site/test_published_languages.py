@@ -11,7 +11,12 @@ from django.utils import translation
 from games import published
 
 from .factories import started_table
-from .published_views import alone, carried, no_reads_left  # noqa: F401 (a fixture)
+from .published_views import (  # noqa: F401 (no_reads_left: a fixture)
+    alone,
+    carried,
+    no_reads_left,
+    published_while_watching,
+)
 
 
 @pytest.mark.django_db
@@ -34,13 +39,9 @@ def test_viewers_of_one_language_are_rendered_under_one_switch(monkeypatch):
         return real(language, *args, **kwargs)
 
     monkeypatch.setattr(published.translation, "override", counted)
-    for field in fields:
-        published.start_watching(match.pk, field)
     try:
-        message = {"parts": published.render_for_watchers(match)}
+        message = published_while_watching(match, fields)
     finally:
-        for field in fields:
-            published.stop_watching(match.pk, field)
         monkeypatch.setattr(published.translation, "override", real)
     assert sorted(switched) == ["en", "fr"]
     assert set(message["parts"]["own"]) == set(fields)

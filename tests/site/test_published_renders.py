@@ -19,7 +19,12 @@ from tests.presenters.helpers import user_of_seat
 from tests.sockets import connected
 
 from .factories import make_user, started_table
-from .published_views import alone, carried, no_reads_left  # noqa: F401 (a fixture)
+from .published_views import (  # noqa: F401 (no_reads_left: a fixture)
+    alone,
+    carried,
+    no_reads_left,
+    published_while_watching,
+)
 from .test_secret_steps import SECRETS
 
 
@@ -43,13 +48,7 @@ def test_every_watching_viewer_gets_from_the_published_render_what_a_read_of_the
         published.viewer_field(user.pk if user.is_authenticated else None, invite, language)
         for user, invite, language in viewers
     ]
-    for field in fields:
-        published.start_watching(match.pk, field)
-    try:
-        message = {"parts": published.render_for_watchers(match)}
-    finally:
-        for field in fields:
-            published.stop_watching(match.pk, field)
+    message = published_while_watching(match, fields)
     for user, invite, language in viewers:
         got = carried(message, user, invite, language)
         assert got == alone(match.pk, user, invite, language), (user, invite, language)
