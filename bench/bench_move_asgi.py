@@ -37,22 +37,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    from tests.live_server import scratch_postgres
+    from tests.live_server import migrated_scratch_postgres
 
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         print("set DATABASE_URL to a PostgreSQL server")
         return 1
-    os.environ["DJANGO_DEBUG"] = "0"
-    with scratch_postgres(url, "pdc_bench_asgi") as scratch:
-        os.environ["DATABASE_URL"] = scratch
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)
+    with migrated_scratch_postgres(url, "pdc_bench_asgi"):
         if args.profile:
             asyncio.run(profile(args.moves))
         else:

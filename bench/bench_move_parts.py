@@ -44,23 +44,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--parts", default=",".join(PARTS), help=f"of {', '.join(PARTS)}")
     args = parser.parse_args()
-    from tests.live_server import scratch_postgres
+    from tests.live_server import migrated_scratch_postgres
 
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         print("set DATABASE_URL to a PostgreSQL server")
         return 1
-    os.environ["DJANGO_DEBUG"] = "0"
     prefix = (url.rsplit("/", 1)[-1] or "pdc") + "_parts"
-    with scratch_postgres(url, prefix) as scratch:
-        os.environ["DATABASE_URL"] = scratch
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pdc_site.settings")
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)
+    with migrated_scratch_postgres(url, prefix):
         print(f"load average {os.getloadavg()[0]:.2f}", flush=True)
         for part in args.parts.split(","):
             before, after = PART_MAKERS[part]()
