@@ -73,7 +73,8 @@ def compare(name: str, before: Callable, after: Callable, calls: int, rounds: in
             found[way].append(1e6 * ways[way](calls) / calls)
             if backend is not None:
                 server[way].append(1e6 * (backend_cpu() - backend) / calls)
-    if server["before"]:
+    # A part that sends no statement (the hop) leaves the backend at 0: nothing to compare.
+    if server["before"] and statistics.median(server["before"]) > 0:
         b, a = statistics.median(server["before"]), statistics.median(server["after"])
         print(
             f"{name:6}: PostgreSQL's backend before {b:8.1f} µs, after {a:8.1f} µs a call, "
