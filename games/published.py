@@ -172,10 +172,9 @@ def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | 
         with translation.override(language):
             for field, pk, invite in fields:
                 parts = rendering.table_parts(snapshot, users[pk], invite)
-                shared.setdefault(
-                    shared_field(invite, language),
-                    {part: parts[part] for part in rendering.SHARED_PARTS},
-                )
+                shared_key = shared_field(invite, language)
+                if shared_key not in shared:  # the first such viewer's; the others' are the same
+                    shared[shared_key] = {part: parts[part] for part in rendering.SHARED_PARTS}
                 own[field] = {
                     p: html for p, html in parts.items() if p not in rendering.SHARED_PARTS
                 }
