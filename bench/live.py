@@ -1278,7 +1278,9 @@ def start_daphne(site: LiveSite, application: str, access_log: bool = True) -> t
     ``access_log``, daphne runs with ``-v 0``, which writes no line per request."""
     port = free_port()
     quiet = () if access_log else ("-v", "0")
-    process = site.start("-m", "daphne", *quiet, "-b", "127.0.0.1", "-p", str(port), application)
+    process = site.start(
+        "-m", "pdc_site.serve", *quiet, "-b", "127.0.0.1", "-p", str(port), application
+    )
     wait_for_port(port, process)
     return f"http://127.0.0.1:{port}", process.pid
 

@@ -135,7 +135,7 @@ class LiveSite:
         """A daphne process; its base URL."""
         port = free_port()
         web = self.start(
-            "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "pdc_site.asgi:application"
+            "-m", "pdc_site.serve", "-b", "127.0.0.1", "-p", str(port), "pdc_site.asgi:application"
         )
         wait_for_port(port, web)
         return f"http://127.0.0.1:{port}"
