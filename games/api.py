@@ -426,7 +426,8 @@ def _table_in_thread(request: HttpRequest, match_id: int) -> JsonResponse:
     (``request_threads.OneHopHandler``): a look without ``since`` (every mover's, before its
     move) answers there; a poll is the async view, as before."""
     if request.GET.get("since") is not None:
-        return async_to_sync(table)(request, match_id)
+        with request_threads.waiting():
+            return async_to_sync(table)(request, match_id)
     try:
         _user, data = _first_look(request, match_id, request.GET.get("invite"))
     except ApiError as failure:

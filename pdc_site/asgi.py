@@ -19,7 +19,9 @@ from pdc_site.request_threads import (  # noqa: E402
 )
 from pdc_site.static import StaticFiles  # noqa: E402
 
-request_threads = RequestThreads(OneHopHandler(), spare=SPARE)
+request_threads = RequestThreads(
+    OneHopHandler(), spare=SPARE, at_once=settings.REQUEST_THREADS_AT_ONCE
+)
 django_asgi_app = request_threads
 if settings.SERVE_STATIC:
     django_asgi_app = StaticFiles(django_asgi_app)

@@ -7,7 +7,8 @@ process spent its time (``py-spy dump`` under load: the loop in ``Thread.start``
 socket of the process waited behind it. ``RequestThreads`` lends each request one thread of a
 set that lives as long as the process: one request at a time per thread, as before, and no
 thread started in the steady state. A request never waits for a thread (long polls hold theirs
-while they wait): when all are lent, one more is made, and kept only up to ``KEEP``.
+while they wait): when all are lent, one more is made, and kept only up to ``KEEP``. It may wait
+for a place: at most ``REQUEST_THREADS_AT_ONCE`` requests are answered at once (``Places``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import queue
 import sys
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Executor, Future
 from contextvars import ContextVar
 from typing import Any
@@ -265,12 +266,73 @@ def after_answer(job: AfterAnswer) -> bool:
     return True
 
 
+class Places:
+    """At most ``size`` HTTP requests of a process are answered at once; the next ones wait on
+    the event loop, with their bodies read, until one ends (``place``).
+
+    Each request has a thread of its own, and at saturation a process had thirty of them with
+    work at once: all but one waited for the GIL, and every hand-over woke another, so the event
+    loop's thread waited for a core twice as long as it ran (``/proc/<pid>/task/*/schedstat``,
+    two processes at 40 tables). A place is held from the request's first trip to its thread to
+    its last, not for each trip: a request keeps its database connection in between, and a bound
+    per trip let every pooled connection be held by requests waiting for a trip while the
+    requests on a trip waited for a connection. A request that waits with nothing to do (a long
+    poll) lets its place go meanwhile (``waiting``); one whose body is still coming in has none
+    yet."""
+
+    def __init__(self, size: int) -> None:
+        self.free = asyncio.Semaphore(size)
+
+
+#: The places of the running request's process (set by ``RequestThreads``), if it has any.
+_places: ContextVar[Places | None] = ContextVar("request_places", default=None)
+#: The place the running request holds: its event loop and the places it holds one of.
+_place: ContextVar[tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None] = ContextVar(
+    "request_place", default=None
+)
+
+
+@contextlib.asynccontextmanager
+async def place() -> Any:
+    """Hold one of the process's places (``Places``) inside the block: what answers a request,
+    once its body has been read."""
+    places = _places.get()
+    if places is None:
+        yield
+        return
+    await places.free.acquire()
+    token = _place.set((asyncio.get_running_loop(), places.free))
+    try:
+        yield
+    finally:
+        _place.reset(token)
+        places.free.release()
+
+
+@contextlib.contextmanager
+def waiting() -> Iterator[None]:
+    """Around what a request's thread waits for with nothing to do (a long poll): the request's
+    place (``Places``) is let go meanwhile and taken again after."""
+    held = _place.get()
+    if held is None:
+        yield
+        return
+    loop, free = held
+    loop.call_soon_threadsafe(free.release)
+    try:
+        yield
+    finally:
+        asyncio.run_coroutine_threadsafe(free.acquire(), loop).result()
+
+
 class RequestThreads:
     """An ASGI wrapper: HTTP requests to ``app`` run their synchronous code on lent threads."""
 
-    def __init__(self, app: Callable[..., Any], spare: int = 0) -> None:
+    def __init__(self, app: Callable[..., Any], spare: int = 0, at_once: int = 0) -> None:
         self.app = app
         self.spare = spare
+        #: At most ``at_once`` requests are served at once (0: no bound); see ``Places``.
+        self.places = Places(at_once) if at_once > 0 else None
         self.idle: list[RequestThread] = [self.started_thread() for _ in range(spare)]
         #: The thread that starts the next spare threads (off the event loop).
         self.starter = self.started_thread() if spare else None
@@ -287,7 +349,15 @@ class RequestThreads:
             await self.app(scope, receive, send)
             return
         loop_watch.begin_request()
-        thread = self.lend()
+        places = _places.set(self.places)
+        try:
+            await self.serve(scope, receive, send)
+        finally:
+            _places.reset(places)
+
+    async def serve(self, scope: dict, receive: Callable, send: Callable) -> None:
+        """One HTTP request, on a thread lent at its first trip there."""
+        thread = LentOnFirstCall(self)
         pending = AfterAnswerJobs(asyncio.get_running_loop())
         token = _after_answer.set(pending)
         self.in_flight += 1
@@ -302,7 +372,8 @@ class RequestThreads:
         finally:
             self.in_flight -= 1
             _after_answer.reset(token)
-            self.give_back(thread)
+            if thread.lent is not None:
+                self.give_back(thread.lent)
             loop_watch.mark("ended")
 
     def new_thread(self) -> RequestThread:
@@ -344,6 +415,21 @@ class RequestThreads:
             self.idle.append(thread)
         else:
             thread.shutdown(wait=False)
+
+
+class LentOnFirstCall(Executor):
+    """A request's thread, lent by ``threads`` when the request first needs it: a request that
+    waits for its place (``Places``) or for its body holds none meanwhile. Calls come from the
+    event loop (``run_in_executor``), so lending needs no lock."""
+
+    def __init__(self, threads: RequestThreads) -> None:
+        self.threads = threads
+        self.lent: RequestThread | None = None
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        if self.lent is None:
+            self.lent = self.threads.lend()
+        return self.lent.submit(fn, *args, **kwargs)
 
 
 class SyncTwins:
@@ -389,6 +475,13 @@ class OneHopHandler(SyncTwins, ASGIHandler):
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
+        async with place():
+            await self.answer_read(scope, body_file, receive, send)
+
+    async def answer_read(
+        self, scope: dict, body_file: Any, receive: Callable, send: Callable
+    ) -> None:
+        """``handle`` once the body is read."""
         try:
             set_script_prefix(get_script_prefix(scope))
             request, refusal = self.create_request(scope, body_file)

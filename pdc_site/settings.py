@@ -177,6 +177,9 @@ PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: value lets the event loop take the GIL back sooner from a rendering thread, for a site that
 #: wants a shorter tail more than throughput.
 GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.005"))
+#: Request threads of one process that run their synchronous code at once (0: as many as
+#: requests in flight); the others wait, asleep, for a place (``request_threads.Gate``).
+REQUEST_THREADS_AT_ONCE = int(os.environ.get("REQUEST_THREADS_AT_ONCE", "2"))
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).
 LAYER_MAX_CONNECTIONS = int(os.environ.get("LAYER_MAX_CONNECTIONS", "1000"))

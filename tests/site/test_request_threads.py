@@ -103,20 +103,24 @@ async def test_an_async_view_still_answers_through_the_one_hop_chain():
     assert response["status"] == 404 and b"error" in response["body"]
 
 
-@pytest.fixture
-def site_app():
-    """The site's HTTP application (as in pdc_site.asgi), with threads of its own that are
-    closed afterwards with their database connections (a connection left open in a lent thread
-    would hold the test database for the next test)."""
+def closed_after(app: RequestThreads) -> None:
+    """End ``app``'s idle threads with their database connections (a connection left open in a
+    lent thread would hold the test database for the next test)."""
     from django.db import connection
 
+    for thread in app.idle:
+        thread.submit(lambda: connection.close()).result()
+        thread.shutdown()
+
+
+@pytest.fixture
+def site_app():
+    """The site's HTTP application (as in pdc_site.asgi), with threads of its own."""
     from pdc_site.request_threads import OneHopHandler
 
     app = RequestThreads(OneHopHandler())
     yield app
-    for thread in app.idle:
-        thread.submit(lambda: connection.close()).result()
-        thread.shutdown()
+    closed_after(app)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -405,3 +409,143 @@ async def test_a_request_with_a_follow_up_leaves_no_cycle_for_the_collector():
     finally:
         if enabled:
             gc.enable()
+
+
+# --- places: at most so many requests served at once ------------------------------------------
+async def test_no_more_requests_than_its_places_are_served_at_once():
+    """The others wait on the event loop, without a thread, and are served as places free."""
+    from pdc_site.request_threads import place
+
+    class Placed(DjangoLike):
+        """Answers inside a place, as ``OneHopHandler`` does once the body is read."""
+
+        async def __call__(self, scope, receive, send) -> None:
+            async with place():
+                await super().__call__(scope, receive, send)
+
+    django = Placed()
+    django.hold = asyncio.Event()
+    django.expected = 2
+    app = RequestThreads(django, at_once=2)
+    requests = [asyncio.ensure_future(request(app)) for _ in range(5)]
+    await asyncio.wait_for(django.all_inside.wait(), DEADLOCK_GUARD)
+    for _ in range(50):  # turns of the loop in which a third request could have started
+        await asyncio.sleep(0)
+    assert django.inside == 2
+    django.hold.set()
+    await asyncio.wait_for(asyncio.gather(*requests), DEADLOCK_GUARD)
+    assert (django.inside, len(django.threads), app.in_flight) == (5, 5, 0)
+    # A request waiting for its place holds no thread: two threads served all five.
+    assert len({t for pair in django.threads for t in pair}) == 2
+    for thread in app.idle:
+        thread.shutdown()
+
+
+async def test_a_request_waiting_with_nothing_to_do_lets_its_place_go_meanwhile():
+    from pdc_site.request_threads import place, waiting
+
+    polling, answered = threading.Event(), threading.Event()
+    served: list[str] = []
+
+    class Polls:
+        async def __call__(self, scope, receive, send) -> None:
+            async with place(), ThreadSensitiveContext():
+                await sync_to_async(self.work)(scope["path"])
+
+        def work(self, path: str) -> None:
+            if path == "/poll":
+                with waiting():
+                    polling.set()
+                    answered.wait(DEADLOCK_GUARD)
+            served.append(path)
+
+    app = RequestThreads(Polls(), at_once=1)
+    poll = asyncio.ensure_future(app({"type": "http", "path": "/poll"}, None, None))
+    loop = asyncio.get_running_loop()
+    assert await loop.run_in_executor(None, polling.wait, DEADLOCK_GUARD)
+    await asyncio.wait_for(app({"type": "http", "path": "/look"}, None, None), DEADLOCK_GUARD)
+    assert served == ["/look"]
+    answered.set()
+    await asyncio.wait_for(poll, DEADLOCK_GUARD)
+    assert served == ["/look", "/poll"]
+    # The poll took its place back before it ended, and gave it back once: one place, free.
+    assert app.places.free._value == 1
+    for thread in app.idle:
+        thread.shutdown()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_long_poll_that_waits_leaves_its_place_to_the_other_requests():
+    """With one place, a look at the table is answered while a poll on it waits: the poll's
+    thread lets its place go for as long as it waits (``request_threads.waiting``)."""
+    from games import limits, services
+    from games.engines import get_engine
+    from pdc_site.request_threads import OneHopHandler
+
+    from .factories import started_table
+
+    app = RequestThreads(OneHopHandler(), at_once=1)
+    try:
+        match, users = await sync_to_async(started_table)(players=2)
+        path = f"/api/tables/{match.pk}"
+        poll = asyncio.ensure_future(get(app, f"{path}?since={match.version}"))
+        for _ in range(500):  # until it waits (it holds its place among its caller's polls)
+            if limits.held("poll", "ip:?") == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert limits.held("poll", "ip:?") == 1 and not poll.done()
+        look = await asyncio.wait_for(get(app, path), DEADLOCK_GUARD)
+        assert look["status"] == 200 and not poll.done()
+        chef = get_engine(match.game).to_move(match.state)[0]
+        await sync_to_async(services.play)(match.pk, users[chef], {"cut": [0, 6]}, match.version)
+        response = await asyncio.wait_for(poll, 20)
+        assert b'"version": %d' % (match.version + 1) in response["body"]
+    finally:
+        closed_after(app)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_request_whose_body_is_still_coming_in_holds_no_place():
+    """A client that sends its body slowly keeps no other request waiting: the place is taken
+    once the body has been read."""
+    from pdc_site.request_threads import OneHopHandler
+
+    app = RequestThreads(OneHopHandler(), at_once=1)
+    try:
+        body: asyncio.Queue = asyncio.Queue()
+        await body.put({"type": "http.request", "body": b'{"game": ', "more_body": True})
+        sent: list[dict] = []
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": "/api/tables",
+            "raw_path": b"/api/tables",
+            "root_path": "",
+            "query_string": b"",
+            "headers": [(b"host", b"localhost"), (b"content-type", b"application/json")],
+            "server": ("localhost", 80),
+            "client": ("127.0.0.1", 40000),
+        }
+        post = asyncio.ensure_future(app(scope, body.get, send))
+        look = await asyncio.wait_for(get(app, "/api/games"), DEADLOCK_GUARD)
+        assert look["status"] == 200 and not post.done() and not sent
+        await body.put({"type": "http.request", "body": b'"part-du-chef"}', "more_body": False})
+        await asyncio.wait_for(post, DEADLOCK_GUARD)
+        assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 401
+    finally:
+        closed_after(app)
+
+
+async def test_the_site_serves_as_many_requests_at_once_as_its_setting_says():
+    from django.conf import settings
+
+    from pdc_site.asgi import request_threads
+
+    assert settings.REQUEST_THREADS_AT_ONCE == 2
+    assert request_threads.places.free._value == settings.REQUEST_THREADS_AT_ONCE
