@@ -159,25 +159,39 @@ async def test_a_look_at_a_table_answers_in_the_requests_thread_as_the_async_vie
     assert len(hops) == 1, hops
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_a_poll_through_the_one_hop_chain_still_waits_for_the_next_version(site_app):
-    from games import limits, services
-    from games.engines import get_engine
+async def waiting_poll(app, match) -> asyncio.Future:
+    """A long poll on ``match`` through ``app``, once it waits (it holds its place among its
+    caller's polls)."""
+    from games import limits
 
-    from .factories import started_table
-
-    match, users = await sync_to_async(started_table)(players=2)
-    poll = asyncio.ensure_future(get(site_app, f"/api/tables/{match.pk}?since={match.version}"))
-    for _ in range(500):  # until it waits (it holds its place among its caller's polls)
+    poll = asyncio.ensure_future(get(app, f"/api/tables/{match.pk}?since={match.version}"))
+    for _ in range(500):
         if limits.held("poll", "ip:?") == 1:
             break
         await asyncio.sleep(0.01)
     assert limits.held("poll", "ip:?") == 1 and not poll.done()
+    return poll
+
+
+async def answered_by_the_next_move(poll: asyncio.Future, match, users) -> None:
+    """The chef cuts; ``poll`` answers with the next version."""
+    from games import services
+    from games.engines import get_engine
+
     chef = get_engine(match.game).to_move(match.state)[0]
     await sync_to_async(services.play)(match.pk, users[chef], {"cut": [0, 6]}, match.version)
     response = await asyncio.wait_for(poll, 20)
     assert response["status"] == 200
     assert b'"version": %d' % (match.version + 1) in response["body"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_poll_through_the_one_hop_chain_still_waits_for_the_next_version(site_app):
+    from .factories import started_table
+
+    match, users = await sync_to_async(started_table)(players=2)
+    poll = await waiting_poll(site_app, match)
+    await answered_by_the_next_move(poll, match, users)
 
 
 @pytest.fixture
@@ -478,8 +492,6 @@ async def test_a_request_waiting_with_nothing_to_do_lets_its_place_go_meanwhile(
 async def test_a_long_poll_that_waits_leaves_its_place_to_the_other_requests():
     """With one place, a look at the table is answered while a poll on it waits: the poll's
     thread lets its place go for as long as it waits (``request_threads.waiting``)."""
-    from games import limits, services
-    from games.engines import get_engine
     from pdc_site.request_threads import OneHopHandler
 
     from .factories import started_table
@@ -487,19 +499,10 @@ async def test_a_long_poll_that_waits_leaves_its_place_to_the_other_requests():
     app = RequestThreads(OneHopHandler(), at_once=1)
     try:
         match, users = await sync_to_async(started_table)(players=2)
-        path = f"/api/tables/{match.pk}"
-        poll = asyncio.ensure_future(get(app, f"{path}?since={match.version}"))
-        for _ in range(500):  # until it waits (it holds its place among its caller's polls)
-            if limits.held("poll", "ip:?") == 1:
-                break
-            await asyncio.sleep(0.01)
-        assert limits.held("poll", "ip:?") == 1 and not poll.done()
-        look = await asyncio.wait_for(get(app, path), DEADLOCK_GUARD)
+        poll = await waiting_poll(app, match)
+        look = await asyncio.wait_for(get(app, f"/api/tables/{match.pk}"), DEADLOCK_GUARD)
         assert look["status"] == 200 and not poll.done()
-        chef = get_engine(match.game).to_move(match.state)[0]
-        await sync_to_async(services.play)(match.pk, users[chef], {"cut": [0, 6]}, match.version)
-        response = await asyncio.wait_for(poll, 20)
-        assert b'"version": %d' % (match.version + 1) in response["body"]
+        await answered_by_the_next_move(poll, match, users)
     finally:
         closed_after(app)
 
