@@ -286,8 +286,38 @@ class Places:
 
 #: The places of the running request's process (set by ``RequestThreads``), if it has any.
 _places: ContextVar[Places | None] = ContextVar("request_places", default=None)
-#: The place the running request holds: its event loop and the places it holds one of.
-_place: ContextVar[tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None] = ContextVar(
+
+
+class Held:
+    """A request's place, on the event loop's side: given back once, at the request's end,
+    whatever its thread still does then (a poll whose client hung up runs to its end after the
+    request has ended, and must not take a place it would never give back)."""
+
+    def __init__(self, free: asyncio.Semaphore) -> None:
+        self.free = free
+        self.held = True
+        self.ended = False
+
+    def let_go(self) -> None:
+        if self.held:
+            self.held = False
+            self.free.release()
+
+    async def take_back(self) -> None:
+        if self.ended or self.held:
+            return
+        await self.free.acquire()
+        self.held = True
+        if self.ended:
+            self.let_go()
+
+    def end(self) -> None:
+        self.ended = True
+        self.let_go()
+
+
+#: The place the running request holds, and its event loop.
+_place: ContextVar[tuple[asyncio.AbstractEventLoop, Held] | None] = ContextVar(
     "request_place", default=None
 )
 
@@ -301,28 +331,29 @@ async def place() -> Any:
         yield
         return
     await places.free.acquire()
-    token = _place.set((asyncio.get_running_loop(), places.free))
+    held = Held(places.free)
+    token = _place.set((asyncio.get_running_loop(), held))
     try:
         yield
     finally:
         _place.reset(token)
-        places.free.release()
+        held.end()
 
 
 @contextlib.contextmanager
 def waiting() -> Iterator[None]:
     """Around what a request's thread waits for with nothing to do (a long poll): the request's
-    place (``Places``) is let go meanwhile and taken again after."""
-    held = _place.get()
-    if held is None:
+    place (``Places``) is let go meanwhile and taken again after, unless the request has ended."""
+    current = _place.get()
+    if current is None:
         yield
         return
-    loop, free = held
-    loop.call_soon_threadsafe(free.release)
+    loop, held = current
+    loop.call_soon_threadsafe(held.let_go)
     try:
         yield
     finally:
-        asyncio.run_coroutine_threadsafe(free.acquire(), loop).result()
+        asyncio.run_coroutine_threadsafe(held.take_back(), loop).result()
 
 
 class RequestThreads:

@@ -177,8 +177,8 @@ PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: value lets the event loop take the GIL back sooner from a rendering thread, for a site that
 #: wants a shorter tail more than throughput.
 GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.005"))
-#: Request threads of one process that run their synchronous code at once (0: as many as
-#: requests in flight); the others wait, asleep, for a place (``request_threads.Gate``).
+#: HTTP requests one process answers at once (0: every request in flight); the next ones wait on
+#: the event loop for a place (``request_threads.Places``).
 REQUEST_THREADS_AT_ONCE = int(os.environ.get("REQUEST_THREADS_AT_ONCE", "2"))
 #: Redis connections one process's layer may have in use at once (redis-py's pool refuses the
 #: next command with "Too many connections" past it; its default is 100).

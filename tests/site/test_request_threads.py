@@ -488,6 +488,40 @@ async def test_a_request_waiting_with_nothing_to_do_lets_its_place_go_meanwhile(
         thread.shutdown()
 
 
+async def test_a_request_that_ends_while_its_thread_waits_gives_its_place_back_once():
+    """A poll whose client hung up runs to its end in its thread after the request has ended:
+    the place it let go is not given back a second time at the request's end (that made one
+    place too many), nor taken back by the thread afterwards (nobody would give it back)."""
+    from pdc_site.request_threads import place, waiting
+
+    polling, answered, done = threading.Event(), threading.Event(), threading.Event()
+    left: list[asyncio.Future] = []
+
+    def work() -> None:
+        with waiting():
+            polling.set()
+            answered.wait(DEADLOCK_GUARD)
+        done.set()
+
+    class HangsUp:
+        async def __call__(self, scope, receive, send) -> None:
+            async with place(), ThreadSensitiveContext():
+                left.append(asyncio.ensure_future(sync_to_async(work)()))
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(None, polling.wait, DEADLOCK_GUARD)
+            # the request ends here, its thread still waiting
+
+    app = RequestThreads(HangsUp(), at_once=1)
+    await asyncio.wait_for(request(app), DEADLOCK_GUARD)
+    assert app.places.free._value == 1
+    answered.set()
+    await asyncio.wait_for(left[0], DEADLOCK_GUARD)
+    assert done.is_set()
+    assert app.places.free._value == 1
+    for thread in app.idle:
+        thread.shutdown()
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_a_long_poll_that_waits_leaves_its_place_to_the_other_requests():
     """With one place, a look at the table is answered while a poll on it waits: the poll's
