@@ -22,7 +22,10 @@ Variants (``play VARIANT``):
   judged with ``PROGRESS`` times F (the set bonus a loose piece is on its way to counts less when
   the game is about to end);
 - ``left:S:B``: the pieces left on tied tables count for each seat S times what they would add
-  to its prospect, and the seat that starts the next round gets B points.
+  to its prospect, and the seat that starts the next round gets B points;
+- ``first:N``: level 1's best N placements raced at the bot's first placement of a round (where
+  ``bench/cf_oracle.py`` finds the oracle's best outside level 1's best 5 most often), 5 at the
+  others.
 
 ``record`` writes level 2 self-play decisions (3 players) as JSON lines: each placement's
 features (``features``) and how often level 2, asked ``--samples`` times with fresh random numbers,
@@ -237,7 +240,20 @@ def leftover_judge(share: float, start: float) -> Callable[[State, int], float]:
     return judge
 
 
-def variant(name: str) -> tuple[search.Rollout | None, int]:
+#: How many of level 1's best placements the search races: a number, or one per position.
+Candidates = int | Callable[[State, int], int]
+
+
+def first_placement(count: int) -> Callable[[State, int], int]:
+    """``count`` candidates at the seat's first placement of a round, 5 at the others."""
+
+    def candidates(state: State, seat: int) -> int:
+        return count if not state["values"][seat] else cafe_fatal_bot.SEARCH_CANDIDATES
+
+    return candidates
+
+
+def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
     """(the rollout, None for level 3's own; the candidates raced) of a variant's name."""
     kind, _, arg = name.partition(":")
     candidates = cafe_fatal_bot.SEARCH_CANDIDATES
@@ -254,6 +270,8 @@ def variant(name: str) -> tuple[search.Rollout | None, int]:
         return round_reward(cafe_fatal_bot.placement, keep_policy(float(arg))), candidates
     if kind == "cands":
         return None, 10**6 if arg == "all" else int(arg)
+    if kind == "first":
+        return None, first_placement(int(arg))
     if kind == "cut":
         # The cut itself is set by ``first_cut`` around the games.
         return None, candidates
@@ -280,7 +298,7 @@ def first_cut(name: str) -> Iterator[None]:
 
 
 def play(
-    seed: int, rollout: search.Rollout | None, candidates: int, times: list[float]
+    seed: int, rollout: search.Rollout | None, candidates: Candidates, times: list[float]
 ) -> tuple[str, int]:
     """``bench/bots.py``'s game ``seed`` (level 3 in seat seed mod 3, two level 2 bots), the
     hero playing the variant: W (won outright), T (tied first) or L, and its margin over the best
@@ -297,7 +315,8 @@ def play(
             view = ENGINE.view(state, seat)
             # What ``bot_move`` does at level 3, with the variant's rollout and candidates.
             world = ENGINE.sample_state(view, rng)
-            move = cafe_fatal_bot.searched_placement(view, world, rng, rollout, None, candidates)
+            count = candidates if isinstance(candidates, int) else candidates(world, seat)
+            move = cafe_fatal_bot.searched_placement(view, world, rng, rollout, None, count)
             times.append(time.perf_counter() - start)
         else:
             move = ENGINE.bot_move(ENGINE.view(state, seat), rng, 2)
