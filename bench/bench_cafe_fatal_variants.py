@@ -15,7 +15,17 @@ Variants (``play VARIANT``):
   choices (``record`` then ``fit``);
 - ``own-keep:F``: the bot's own later placements in the playouts value a die kept back at F
   (level 1's ``DIE_KEEP_FACTOR``) instead of 0.35;
-- ``cands:N``: level 1's best N placements raced instead of 5 (``all``: every legal one).
+- ``cands:N``: level 1's best N placements raced instead of 5 (``all``: every legal one);
+- ``cut:N``: the search's first halving after N worlds instead of ``search.FIRST_CUT`` (16; at
+  200 playouts and 5 candidates ``cut:40`` never halves);
+- ``late:T:F``: a round that does not end the game but leaves a seat with T points or more is
+  judged with ``PROGRESS`` times F (the set bonus a loose piece is on its way to counts less when
+  the game is about to end);
+- ``left:S:B``: the pieces left on tied tables count for each seat S times what they would add
+  to its prospect, and the seat that starts the next round gets B points;
+- ``first:N``: level 1's best N placements raced at the bot's first placement of a round (where
+  ``bench/cf_oracle.py`` finds the oracle's best outside level 1's best 5 most often), 5 at the
+  others.
 
 ``record`` writes level 2 self-play decisions (3 players) as JSON lines: each placement's
 features (``features``) and how often level 2, asked ``--samples`` times with fresh random numbers,
@@ -31,6 +41,7 @@ level 3's own, alternating).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -38,7 +49,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +185,75 @@ def round_reward(others: Policy, own: Policy = cafe_fatal_bot.placement) -> sear
     return rollout
 
 
-def variant(name: str) -> tuple[search.Rollout | None, int]:
+def judged_reward(judge: Callable[[State, int], float]) -> search.Rollout:
+    """Level 3's playouts (the round played out by level 1) judged at the round's end by
+    ``judge`` instead of ``round_end_reward``."""
+
+    def rollout(state: State, seat: int, rng: random.Random) -> float:
+        state, _ = cafe_fatal_bot._round_played_out(state, seat, rng, ENGINE.advance)
+        return judge(state, seat)
+
+    return rollout
+
+
+def scaled_prospect(held: dict[str, int], factor: float) -> float:
+    """``prospect`` with its ``PROGRESS`` times ``factor``."""
+    points = cafe_fatal_bot.pieces_score(held)
+    return points + factor * (cafe_fatal_bot.prospect(held) - points)
+
+
+def _against_best(worth: Sequence[float], seat: int) -> float:
+    return worth[seat] - max(w for other, w in enumerate(worth) if other != seat)
+
+
+def late_judge(top: float, factor: float) -> Callable[[State, int], float]:
+    """``round_end_reward``, but once a seat has ``top`` points the loose pieces' share of their
+    set bonus times ``factor``."""
+
+    def judge(state: State, seat: int) -> float:
+        if ENGINE.is_over(state) or max(state["scores"]) < top:
+            return cafe_fatal_bot.round_end_reward(state, seat)
+        return _against_best([scaled_prospect(h, factor) for h in state["held"]], seat)
+
+    return judge
+
+
+def leftover_judge(share: float, start: float) -> Callable[[State, int], float]:
+    """``round_end_reward`` counting the pieces left on tied tables (``share`` of what they add
+    to each seat's prospect) and who starts the next round (``start`` points)."""
+
+    def judge(state: State, seat: int) -> float:
+        if ENGINE.is_over(state):
+            return cafe_fatal_bot.round_end_reward(state, seat)
+        held = state["held"]
+        base = [cafe_fatal_bot.prospect(h) for h in held]
+        worth = list(base)
+        for pieces in state["tables"]:
+            if any(pieces.values()):
+                for s, hand in enumerate(held):
+                    more = {sort: hand[sort] + pieces[sort] for sort in hand}
+                    worth[s] += share * (cafe_fatal_bot.prospect(more) - base[s])
+        # The share has moved the round on: its number now names the next round's starter.
+        worth[state["round"] % state["n"]] += start
+        return _against_best(worth, seat)
+
+    return judge
+
+
+#: How many of level 1's best placements the search races: a number, or one per position.
+Candidates = int | Callable[[State, int], int]
+
+
+def first_placement(count: int) -> Callable[[State, int], int]:
+    """``count`` candidates at the seat's first placement of a round, 5 at the others."""
+
+    def candidates(state: State, seat: int) -> int:
+        return count if not state["values"][seat] else cafe_fatal_bot.SEARCH_CANDIDATES
+
+    return candidates
+
+
+def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
     """(the rollout, None for level 3's own; the candidates raced) of a variant's name."""
     kind, _, arg = name.partition(":")
     candidates = cafe_fatal_bot.SEARCH_CANDIDATES
@@ -191,11 +270,35 @@ def variant(name: str) -> tuple[search.Rollout | None, int]:
         return round_reward(cafe_fatal_bot.placement, keep_policy(float(arg))), candidates
     if kind == "cands":
         return None, 10**6 if arg == "all" else int(arg)
+    if kind == "first":
+        return None, first_placement(int(arg))
+    if kind == "cut":
+        # The cut itself is set by ``first_cut`` around the games.
+        return None, candidates
+    if kind == "late":
+        top, factor = arg.split(":")
+        return judged_reward(late_judge(float(top), float(factor))), candidates
+    if kind == "left":
+        share, start = arg.split(":")
+        return judged_reward(leftover_judge(float(share), float(start))), candidates
     raise ValueError(f"unknown variant {name!r}")
 
 
+@contextlib.contextmanager
+def first_cut(name: str) -> Iterator[None]:
+    """The search's first halving as variant ``name`` sets it (``cut:N``), for the block."""
+    kind, _, arg = name.partition(":")
+    kept = search.FIRST_CUT
+    if kind == "cut":
+        search.FIRST_CUT = int(arg)
+    try:
+        yield
+    finally:
+        search.FIRST_CUT = kept
+
+
 def play(
-    seed: int, rollout: search.Rollout | None, candidates: int, times: list[float]
+    seed: int, rollout: search.Rollout | None, candidates: Candidates, times: list[float]
 ) -> tuple[str, int]:
     """``bench/bots.py``'s game ``seed`` (level 3 in seat seed mod 3, two level 2 bots), the
     hero playing the variant: W (won outright), T (tied first) or L, and its margin over the best
@@ -212,7 +315,8 @@ def play(
             view = ENGINE.view(state, seat)
             # What ``bot_move`` does at level 3, with the variant's rollout and candidates.
             world = ENGINE.sample_state(view, rng)
-            move = cafe_fatal_bot.searched_placement(view, world, rng, rollout, None, candidates)
+            count = candidates if isinstance(candidates, int) else candidates(world, seat)
+            move = cafe_fatal_bot.searched_placement(view, world, rng, rollout, None, count)
             times.append(time.perf_counter() - start)
         else:
             move = ENGINE.bot_move(ENGINE.view(state, seat), rng, 2)
@@ -390,7 +494,7 @@ def main() -> None:
     times: list[float] = []
     start = time.process_time()
     last = args.first_seed + args.games - 1
-    with search.budget(iterations=args.iterations):
+    with search.budget(iterations=args.iterations), first_cut(args.what):
         games = [
             play(seed, rollout, candidates, times)
             for seed in range(args.first_seed, args.first_seed + args.games)

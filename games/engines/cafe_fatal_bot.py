@@ -368,7 +368,16 @@ def _round_reward(state: State, seat: int, rng: random.Random) -> float:
     choice 43.6% of the time, level 1's best 44.1%; half as many playouts a second) won 54; the
     bot's own later placements valuing a kept die at 0.2 won 50; level 1's best 8 raced instead
     of 5 won 61 but 108 of seeds 120-399 (this: 121), 12 won 49, every legal placement 41; at 600
-    playouts a move level 1's best 8 won 179 of seeds 0-399 and this 167."""
+    playouts a move level 1's best 8 won 179 of seeds 0-399 and this 167. Stop 26 (the same bench,
+    seeds 0-119, this: 56): judged against an oracle that plays the game to its end by level 1 on
+    200-400 worlds (``bench/cf_oracle.py``, 287 decisions of 19 lost games), this reward's best
+    loses 0.15 points of win chance a decision among level 1's 5 and none among its best 10-12
+    (the bot's own pick at 200 playouts 0.49, level 2's 0.74): the oracle finds no round-end
+    judgement wrong, and what it prefers outside level 1's 5 loses real games against level 2
+    bots (the wider races of stop 24, and below); the search never halving (``cut:40``)
+    won 48; ``PROGRESS`` halved once a seat has 30 points won 52, dropped then 49; the pieces left
+    on tied tables and the next round's start counted won 56; level 1's best 10 at the bot's first
+    placement of a round (where the oracle's best lies outside level 1's 5 most often) won 53."""
     state, _ = _round_played_out(state, seat, rng, ENGINE.advance)
     return round_end_reward(state, seat)
 
