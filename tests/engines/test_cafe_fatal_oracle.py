@@ -13,34 +13,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from bench.bench_cafe_fatal_variants import first_cut, late_judge, leftover_judge
 from bench.cf_oracle import judge
-from games.engines import CHANCE, cafe_fatal_bot, search
+from games.engines import cafe_fatal_bot, search
 from games.engines.cafe_fatal import ENGINE
-
-
-def _seeded_states(count: int, phase: str) -> list[tuple[dict, int]]:
-    """States of seeded level 1 self-play (3 players): decisions with a choice (``phase``
-    "place", with the seat to place) or rounds just shared ("serve"/"over", with seat 0)."""
-    rng = random.Random(5)
-    found: list[tuple[dict, int]] = []
-    state = ENGINE.new_game(3)
-    while len(found) < count:
-        if ENGINE.is_over(state):
-            state = ENGINE.new_game(3)
-        [seat] = ENGINE.to_move(state)
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            if phase == "place" and len(ENGINE.placements(state, seat)) > 1:
-                found.append((state, seat))
-            move = cafe_fatal_bot.placement(state, seat, rng)
-        state = ENGINE.apply(state, seat, move)
-        if phase != "place" and state["phase"] in ("serve", "over") and state["round"] > 0:
-            found.append((state, 0))
-    return found
+from tests.engines.cafe_fatal_states import decisions, shared_rounds
 
 
 def test_the_oracles_first_judgement_is_level_3s_own_reward():
-    for k, (state, seat) in enumerate(_seeded_states(12, "place")):
+    for k, (state, seat) in enumerate(decisions(12, seed=5)):
         move = cafe_fatal_bot.placement_scores(state, seat)[1][1]
         r1, _, win, margin = judge(state, seat, move, world_seed=k)
         after = ENGINE.advance(state, seat, move)
@@ -53,10 +32,10 @@ def test_the_oracles_first_judgement_is_level_3s_own_reward():
 def test_the_new_variants_judge_as_level_3_where_they_change_nothing():
     same_late = late_judge(top=30, factor=1.0)
     same_left = leftover_judge(share=0.0, start=0.0)
-    for state, seat in _seeded_states(30, "serve"):
-        expected = cafe_fatal_bot.round_end_reward(state, seat)
-        assert same_late(state, seat) == expected
-        assert same_left(state, seat) == expected
+    for state in shared_rounds(30, seed=5):
+        expected = cafe_fatal_bot.round_end_reward(state, 0)
+        assert same_late(state, 0) == expected
+        assert same_left(state, 0) == expected
 
 
 def test_the_first_cut_variant_sets_the_search_only_for_its_block():

@@ -26,9 +26,9 @@ from bench.bench_cafe_fatal_variants import (
     variant,
 )
 from bench.bots import Pairing, play_one
-from games.engines import CHANCE
 from games.engines.cafe_fatal import ENGINE
 from games.engines.search import budget
+from tests.engines.cafe_fatal_states import decisions
 
 
 def test_main_variant_plays_the_games_of_the_bots_benchmark():
@@ -42,25 +42,6 @@ def test_main_variant_plays_the_games_of_the_bots_benchmark():
     assert (outcome, margin) == (expected, pairing.margins[0])
 
 
-def _decisions(count: int) -> list[tuple[dict, int]]:
-    """Seeded states of level 1 self-play where the seat to place has a choice."""
-    rng = random.Random(7)
-    found = []
-    state = ENGINE.new_game(3)
-    while len(found) < count:
-        if ENGINE.is_over(state):
-            state = ENGINE.new_game(3)
-        [seat] = ENGINE.to_move(state)
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            if len(ENGINE.placements(state, seat)) > 1:
-                found.append((state, seat))
-            move = ENGINE.bot_move(ENGINE.view(state, seat), rng, 1)
-        state = ENGINE.apply(state, seat, move)
-    return found
-
-
 @pytest.mark.parametrize(
     "policy",
     [softmax_policy(1.0), fitted_policy(), keep_policy(0.2)],
@@ -69,13 +50,13 @@ def _decisions(count: int) -> list[tuple[dict, int]]:
 )
 def test_playout_policies_place_only_legal_placements(policy):
     rng = random.Random(3)
-    for state, seat in _decisions(40):
+    for state, seat in decisions(40, seed=7):
         move = policy(state, seat, rng)
         ENGINE.check(state, seat, move)
 
 
 def test_features_name_every_placement_in_level_1s_order():
-    state, seat = _decisions(1)[0]
+    state, seat = decisions(1, seed=7)[0]
     rows = features(state, seat)
     assert len(rows) == len(ENGINE.placements(state, seat))
     assert all(len(row) == len(FEATURES) == len(FITTED) for _, row in rows)
