@@ -43,11 +43,9 @@ from games.engines.cafe_fatal import ENGINE, WINNING_SCORE, table_winner
 PLAYERS = 3
 
 
-def _level1_until(state: State, rng: random.Random, stop: str) -> State:
-    """Every seat plays level 1 until the round's share (``stop`` "round") or the game's end."""
+def _level1_to_the_end(state: State, rng: random.Random) -> State:
+    """Every seat plays level 1 until the game's end."""
     while not ENGINE.is_over(state):
-        if stop == "round" and state["phase"] == "serve":
-            return state
         [mover] = ENGINE.to_move(state)
         if mover == CHANCE:
             move: Any = ENGINE.sample_chance(state, rng)
@@ -77,13 +75,12 @@ def judge(
     r1 = cafe_fatal_bot.round_end_reward(after, seat)
     if ENGINE.is_over(after):
         return (r1, r1, *_game_value(after, seat))
-    later = _level1_until(after, rng, "round")
-    # The next round, from its serve to its share.
-    [mover] = ENGINE.to_move(later)
-    later = ENGINE.advance(later, mover, ENGINE.sample_chance(later, rng))
-    later = _level1_until(later, rng, "round")
+    # The next round, from its serve to its share, played as the search plays the first.
+    [mover] = ENGINE.to_move(after)
+    later = ENGINE.advance(after, mover, ENGINE.sample_chance(after, rng))
+    later, _ = cafe_fatal_bot._round_played_out(later, seat, rng, ENGINE.advance)
     r2 = cafe_fatal_bot.round_end_reward(later, seat)
-    end = _level1_until(later, rng, "game")
+    end = _level1_to_the_end(later, rng)
     return (r1, r2, *_game_value(end, seat))
 
 
