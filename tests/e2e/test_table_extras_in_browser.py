@@ -55,9 +55,15 @@ PLAY_FIRST_LEGAL_MOVE = """async (id) => {
                    'Content-Type': 'application/json'};
   const table = await (await fetch(`/api/tables/${id}`)).json();
   if (!table.to_move.includes(table.you)) return -1;
-  if (!table.legal || !table.legal.length) return -2;
+  let move = table.legal && table.legal[0];
+  // The API lists no more than 50 moves: a Cafe Fatal round's first placement with six different
+  // values rolled has 54, and any table takes any value then.
+  if (!move && table.view && table.view.rolled) {
+    move = {place: {value: table.view.rolled[0], table: 0}};
+  }
+  if (!move) return -2;
   const answer = await fetch(`/api/tables/${id}/moves`, {method: 'POST', headers,
-    body: JSON.stringify({version: table.version, move: table.legal[0]})});
+    body: JSON.stringify({version: table.version, move})});
   return answer.status;
 }"""
 
