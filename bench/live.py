@@ -766,10 +766,18 @@ class Level3Tables:
 
 
 # --- the floor ----------------------------------------------------------------------------------
+#: What the committed floor saves for a move: about what a seat's move posts to the site.
+FLOOR_MOVE = {"move": {"place": {"value": 3, "table": 4}}}
+
+
 class FloorTable:
-    def __init__(self, base: str, number: int) -> None:
+    """A floor table: ``send`` rings its group (the bare floor); ``commit`` saves the move
+    durably first (``--commit-floor``)."""
+
+    def __init__(self, base: str, number: int, way: str = "send") -> None:
         self.base = base
         self.id = number
+        self.way = way
         self.version = 0
         self.watchers: list[Watcher] = []
 
@@ -782,7 +790,9 @@ class FloorTable:
     async def play(self, http: Client, rng: random.Random, tally: Tally) -> bool:
         self.version += 1
         started = time.perf_counter()
-        status, _answer = await http.call("POST", f"{self.base}/send/{self.id}/{self.version}")
+        body = FLOOR_MOVE if self.way == "commit" else None
+        url = f"{self.base}/{self.way}/{self.id}/{self.version}"
+        status, _answer = await http.call("POST", url, body)
         if status != 200:
             tally.errors[status] += 1
             return True
@@ -852,9 +862,11 @@ class Phase:
     meter: CpuMeter | None = None
 
 
-async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMeter) -> Phase:
+async def measure_floor(
+    args: argparse.Namespace, bases: list[str], meter: CpuMeter, way: str = "send"
+) -> Phase:
     async with opened_client(args.client) as http:
-        tables = [FloorTable(bases[i % len(bases)], i) for i in range(args.tables)]
+        tables = [FloorTable(bases[i % len(bases)], i, way) for i in range(args.tables)]
         for index, table in enumerate(tables):
             await table.open(http, bases, index)
         meter.start()
@@ -862,12 +874,16 @@ async def measure_floor(args: argparse.Namespace, bases: list[str], meter: CpuMe
         tally = await drive(tables, http, args.mode, args.period, args.duration, args.seed)
         cpu = meter.stop()
         if watch is not None:
-            GENERATOR_STALLS["floor"] = watch.stop()
+            GENERATOR_STALLS[FLOOR_PHASES[way]] = watch.stop()
         problems = [p for t in tables for p in await t.check_final(http)]
         for table in tables:
             for watcher in table.watchers:
                 await close_socket(watcher)
-    return Phase("floor", tally, meter.seconds, cpu, problems, meter)
+    return Phase(FLOOR_PHASES[way], tally, meter.seconds, cpu, problems, meter)
+
+
+#: The floor's phases by the way their POST goes.
+FLOOR_PHASES = {"send": "floor", "commit": "floor+commit"}
 
 
 async def measure_site(
@@ -1285,6 +1301,17 @@ def start_daphne(site: LiveSite, application: str, access_log: bool = True) -> t
     return f"http://127.0.0.1:{port}", process.pid
 
 
+def measure_commit_floor(
+    args: argparse.Namespace, site: LiveSite, bases: list[str], components: dict[str, list[int]]
+) -> Phase:
+    """The floor that saves each move first, on the site's PostgreSQL, its backends metered."""
+    from bench.floor_asgi import create_commit_tables
+
+    create_commit_tables(site.env["DATABASE_URL"], args.tables)
+    meter = CpuMeter({**components, "postgres": root_processes("postgres")})
+    return asyncio.run(measure_floor(args, bases, meter, "commit"))
+
+
 def phase_components(
     webs: list[int], worker: int, floors: list[int]
 ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -1352,6 +1379,12 @@ def report_cpu_per_move(phase: Phase) -> None:
     )
 
 
+def print_ratios(upper: Tally, lower: Tally, name: str) -> None:
+    if upper.latencies and lower.latencies:
+        for p in (50, 99):
+            print(f"p{p} ratio {name}: {upper.percentile(p) / lower.percentile(p):.2f}")
+
+
 def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: int) -> None:
     backend = "PostgreSQL" if site.env.get("DATABASE_URL", "").startswith("postgres") else "SQLite"
     layer = "Redis" if site.env.get("REDIS_URL") else "in-memory layer"
@@ -1387,12 +1420,11 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
                 f"p50 {ms(quantile(t.after_answer, 50))}, p99 {ms(quantile(t.after_answer, 99))}"
             )
     named = {p.name: p for p in phases}
+    for upper, lower in (("site", "floor"), ("floor+commit", "floor"), ("site", "floor+commit")):
+        if upper in named and lower in named:
+            print_ratios(named[upper].tally, named[lower].tally, f"{upper} / {lower}")
     if "floor" in named and "site" in named:
         floor, site_phase = named["floor"].tally, named["site"].tally
-        if floor.latencies and site_phase.latencies:
-            for p in (50, 99):
-                ratio = site_phase.percentile(p) / floor.percentile(p)
-                print(f"p{p} ratio site / floor: {ratio:.2f}")
         if args.mode == "saturation" and floor.moves:
             print(
                 f"site moves/s per floor message/s: "
@@ -1404,7 +1436,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             for name, seconds in phase.cpu.items()
         )
         print(f"CPU during {phase.name} (of {phase.seconds:.0f} s wall): {shares}")
-        if phase.meter is not None and phase.tally.moves and phase.name != "floor":
+        if phase.meter is not None and phase.tally.moves and phase.name == "site":
             report_cpu_per_move(phase)
     if peak:
         print(f"database connections at peak (site): {peak}")
@@ -1457,6 +1489,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
+        "--commit-floor",
+        action="store_true",
+        help="after the floor, the floor that saves each move first (one durable statement on "
+        "PostgreSQL, then the ring): what never losing an accepted move costs by itself",
+    )
+    parser.add_argument(
         "--client",
         choices=("wire", "aiohttp"),
         default="wire",
@@ -1484,6 +1522,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.smoke:
         args.tables, args.period, args.duration, args.mode = 10, 1.0, 20.0, "latency"
+    if args.commit_floor and (
+        args.no_floor or not os.environ.get("DATABASE_URL", "").startswith("postgres")
+    ):
+        parser.error("--commit-floor needs the floor and PostgreSQL (DATABASE_URL=postgres://…)")
     return args
 
 
@@ -1523,6 +1565,8 @@ def main(argv: list[str] | None = None) -> int:
                 floor_meter = CpuMeter(floor_components)
                 floor_bases = [url for url, _pid in floors]
                 phases.append(asyncio.run(measure_floor(args, floor_bases, floor_meter)))
+            if floors and args.commit_floor:
+                phases.append(measure_commit_floor(args, site, floor_bases, floor_components))
             url = site.env.get("DATABASE_URL")
             with ConnectionPeak(url) as peak:
                 meter = CpuMeter(components, url, peak)
