@@ -11,6 +11,9 @@ du Chef tables, opens a socket for every seat, and offers moves through the JSON
 - ``--mode saturation``: every table plays its next move as soon as all its seats saw the last
   one (a closed loop); the figure is moves per second.
 - ``--idle N``: N more sockets that only watch, for the memory per socket.
+- ``--commit-floor``: after the floor, the committed floor (PostgreSQL only): the same echo, whose
+  ``POST`` first saves the move in one durable statement, what never losing an accepted move
+  costs by itself; its ratios to the floor and the site's to it are printed too.
 - ``--level3-tables N``: the site phase runs twice, without and then with N more tables where
   three level-3 bots play (the worker's pool thinks for them; three sockets watch each), and it
   prints the measured tables' p50 and p99 in both (issue 13: a level-3 seat must not slow the
