@@ -24,11 +24,13 @@ import django
 
 django.setup()
 
+import psycopg  # noqa: E402
 from channels.generic.http import AsyncHttpConsumer  # noqa: E402
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.urls import path  # noqa: E402
+from psycopg.conninfo import make_conninfo  # noqa: E402
 
 from pdc_site.loop_watch import watching  # noqa: E402
 
@@ -85,8 +87,6 @@ COMMIT_CONNECTIONS = 8
 
 def create_commit_tables(conninfo: str, tables: int) -> None:
     """Fresh tables for ``tables`` floor tables at version 0 (run by the benchmark, not daphne)."""
-    import psycopg
-
     with psycopg.connect(conninfo, autocommit=True) as conn:
         for statement in TABLES_SQL:
             conn.execute(statement)
@@ -99,8 +99,6 @@ def create_commit_tables(conninfo: str, tables: int) -> None:
 
 def database_conninfo() -> str:
     """The site's database, as psycopg names it."""
-    from psycopg.conninfo import make_conninfo
-
     db = settings.DATABASES["default"]
     given = {
         "dbname": db.get("NAME"),
@@ -117,13 +115,11 @@ class CommitConnections:
     each move's save is one round trip of a prepared statement."""
 
     def __init__(self, size: int) -> None:
-        self.idle: list = []
+        self.idle: list[psycopg.AsyncConnection] = []
         self.slots = asyncio.Semaphore(size)
 
     @asynccontextmanager
-    async def connection(self) -> AsyncIterator:
-        import psycopg
-
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection]:
         async with self.slots:
             conn = self.idle.pop() if self.idle else None
             if conn is None or conn.closed:
