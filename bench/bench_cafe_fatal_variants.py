@@ -25,7 +25,21 @@ Variants (``play VARIANT``):
   to its prospect, and the seat that starts the next round gets B points;
 - ``first:N``: level 1's best N placements raced at the bot's first placement of a round (where
   ``bench/cf_oracle.py`` finds the oracle's best outside level 1's best 5 most often), 5 at the
-  others.
+  others;
+- ``maxn:A:C`` (stop 27): max^n open-loop MCTS over the round (``maxn_placement``). Every seat's
+  placements in the rest of the round are in one tree whose nodes are the sequences of
+  placements so far (the dice are re-drawn in every playout); an arm is level 1's k-th best
+  placement for the roll in front of the seat (k = 1..A; level 1's best when the roll has fewer;
+  at the root the bot's real placements, level 1's best 5), and each seat chooses at its own nodes
+  by UCB1 on its own reward (``round_end_reward`` of every seat at the round's end) with weight C
+  points. One node is added a playout; from it level 1 plays the round out. The root's arm with
+  the best mean reward for the bot is played;
+- ``maxn-visits:A:C``: the same, the most visited root arm played;
+- ``maxn-l2:A:C``: the others' reward is level 2's own (their round gain minus the others' mean
+  gain), the bot's ``round_end_reward``;
+- ``maxn-sh:A:C``, ``maxn-sh-l2:A:C``: the root's arms raced as level 3 races them
+  (``search.search_move``'s successive halving, every arm still in the race on the same worlds
+  and luck), the tree below each.
 
 ``record`` writes level 2 self-play decisions (3 players) as JSON lines: each placement's
 features (``features``) and how often level 2, asked ``--samples`` times with fresh random numbers,
@@ -35,7 +49,8 @@ how often its best placement is level 2's choice (on the last 30% of the seeds, 
 Run: ``.venv/bin/python bench/bench_cafe_fatal_variants.py play soft-others:1 --iterations 200
 --games 120 --first-seed 0``; ``... record --games 60 --first-seed 1000 > decisions.jsonl``;
 ``... fit decisions.jsonl``; ``... cost fit-others`` (a variant's playouts per CPU second against
-level 3's own, alternating).
+level 3's own, alternating; for a ``maxn`` variant whole decisions of ``--iterations`` playouts,
+the tree included).
 """
 
 from __future__ import annotations
