@@ -39,7 +39,10 @@ Variants (``play VARIANT``):
   gain), the bot's ``round_end_reward``;
 - ``maxn-sh:A:C``, ``maxn-sh-l2:A:C``: the root's arms raced as level 3 races them
   (``search.search_move``'s successive halving, every arm still in the race on the same worlds
-  and luck), the tree below each.
+  and luck), the tree below each;
+- any of these with a third number W (``maxn-sh-l2:3:5:4``): progressive widening below the
+  root, a seat at a node choosing among level 1's best 1 + (its visits there) // W only (so a new
+  node plays level 1's best, not each arm once).
 
 ``record`` writes level 2 self-play decisions (3 players) as JSON lines: each placement's
 features (``features``) and how often level 2, asked ``--samples`` times with fresh random numbers,
@@ -364,13 +367,16 @@ class MaxnNode:
         self.stats: dict[int, tuple[list[int], list[list[float]]]] = {}
         self.children: dict[tuple[int, int], MaxnNode] = {}
 
-    def select(self, seat: int, arms: int, c: float) -> int:
+    def select(self, seat: int, arms: int, c: float, widen: int = 0) -> int:
         """UCB1 on ``seat``'s own reward over ``arms`` arms (an arm never tried first, the
-        lowest k first)."""
+        lowest k first). ``widen``: progressive widening, one arm more every ``widen`` visits
+        of the seat here (level 1's best alone at first)."""
         stats = self.stats.get(seat)
         if stats is None:
             stats = self.stats[seat] = ([0] * arms, [[] for _ in range(arms)])
         visits, sums = stats
+        if widen:
+            arms = min(arms, 1 + sum(visits) // widen)
         for k in range(arms):
             if not visits[k]:
                 return k
@@ -414,12 +420,14 @@ def maxn_iteration(
     rewards: Rewards,
     rng: random.Random,
     root_arm: int | None = None,
+    widen: int = 0,
 ) -> None:
     """One playout: down the tree (every seat choosing its arm by UCB1 on its own reward, an arm
     being level 1's k-th best placement for the roll in front of it, its best when the roll has
     fewer), the first new node's rest of the round played by level 1, the reward vector at the
     round's end added along the path. ``root_arm``: the bot's arm at the root, chosen by the
-    caller instead of by UCB1."""
+    caller instead of by UCB1. ``widen``: the seats' nodes below the root widen progressively
+    (``MaxnNode.select``)."""
     path: list[tuple[MaxnNode, int, int]] = []
     arm = root.select(seat, len(moves), c) if root_arm is None else root_arm
     path.append((root, seat, arm))
@@ -438,7 +446,7 @@ def maxn_iteration(
                 # No choice: no node either.
                 _, value, table = scored[0]
             else:
-                arm = node.select(mover, arms, c)
+                arm = node.select(mover, arms, c, widen)
                 path.append((node, mover, arm))
                 _, value, table = scored[arm if arm < len(scored) else 0]
                 node, new = node.child(mover, arm)
@@ -456,6 +464,7 @@ def maxn_placement(
     others_level2: bool = False,
     candidates: int = cafe_fatal_bot.SEARCH_CANDIDATES,
     halving: bool = False,
+    widen: int = 0,
 ) -> Decide:
     """Level 3 deciding by max^n open-loop MCTS over the round: the root's arms are level 1's
     best ``candidates`` placements of the real roll, every later placement in the round (the
@@ -464,7 +473,8 @@ def maxn_placement(
     the root's arm with the best mean reward for the bot wins (``by_visits``: the most visited).
     ``halving``: the root's arms are raced as ``search.search_move`` races them (every arm still
     in the race plays each world, on the same luck; the worse half dropped each time the worlds
-    double), the tree below deciding the rest of the round."""
+    double), the tree below deciding the rest of the round. ``widen``: progressive widening
+    below the root (one arm more every ``widen`` visits of a seat at a node)."""
 
     def decide(view: dict[str, Any], world: State, rng: random.Random) -> Move:
         seat = view["you"]
@@ -486,7 +496,9 @@ def maxn_placement(
                 state = sample(random.Random(world_seed))
                 for index in alive:
                     playout_rng = random.Random(world_seed ^ search.PLAYOUT_SALT)
-                    maxn_iteration(root, state, seat, moves, arms, c, rewards, playout_rng, index)
+                    maxn_iteration(
+                        root, state, seat, moves, arms, c, rewards, playout_rng, index, widen
+                    )
                     playouts += 1
                 worlds += 1
                 if worlds == next_cut and len(alive) > 2:
@@ -500,7 +512,7 @@ def maxn_placement(
             world_seed = rng.getrandbits(64)
             state = sample(random.Random(world_seed))
             playout_rng = random.Random(world_seed ^ search.PLAYOUT_SALT)
-            maxn_iteration(root, state, seat, moves, arms, c, rewards, playout_rng)
+            maxn_iteration(root, state, seat, moves, arms, c, rewards, playout_rng, None, widen)
             playouts += 1
         visits, sums = root.stats[seat]
         if by_visits:
@@ -519,10 +531,11 @@ def decider(name: str) -> Decide | None:
     """The variant's own decision (a search other than ``searched_placement``), or None."""
     kind, _, arg = name.partition(":")
     if kind in ("maxn", "maxn-visits", "maxn-l2", "maxn-sh", "maxn-sh-l2"):
-        arms, c = arg.split(":")
+        arms, c, *widen = arg.split(":")
         return maxn_placement(
             int(arms),
             float(c),
+            widen=int(widen[0]) if widen else 0,
             by_visits=kind == "maxn-visits",
             others_level2=kind.endswith("-l2"),
             halving=kind.startswith("maxn-sh"),

@@ -72,7 +72,9 @@ def test_the_tree_counts_every_playout_at_the_root():
     assert any(s != seat for child in root.children.values() for s in child.stats)
 
 
-@pytest.mark.parametrize("name", ["maxn:3:5", "maxn-visits:3:5", "maxn-l2:3:5", "maxn-sh:3:5"])
+@pytest.mark.parametrize(
+    "name", ["maxn:3:5", "maxn-visits:3:5", "maxn-l2:3:5", "maxn-sh:3:5", "maxn-sh-l2:3:5:4"]
+)
 def test_maxn_picks_among_level_1s_best_five(name):
     decide = decider(name)
     rng = random.Random(2)
@@ -92,3 +94,15 @@ def test_maxn_plays_legal_seeded_games():
         again = play(4, rollout, candidates, [], decider("maxn:3:5"))
     assert first == again
     assert first[0] in "WTL"
+
+
+def test_progressive_widening_plays_level_1s_best_until_the_node_has_visits():
+    node = MaxnNode()
+    picks = []
+    for _ in range(12):
+        arm = node.select(0, 3, 5.0, widen=4)
+        picks.append(arm)
+        node.update(0, arm, [1.0, 0.0, 0.0])
+    assert picks[:4] == [0, 0, 0, 0]
+    assert picks[4] == 1
+    assert picks[8] == 2
