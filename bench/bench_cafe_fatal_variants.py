@@ -25,7 +25,24 @@ Variants (``play VARIANT``):
   to its prospect, and the seat that starts the next round gets B points;
 - ``first:N``: level 1's best N placements raced at the bot's first placement of a round (where
   ``bench/cf_oracle.py`` finds the oracle's best outside level 1's best 5 most often), 5 at the
-  others.
+  others;
+- ``maxn:A:C`` (stop 27): max^n open-loop MCTS over the round (``maxn_placement``). Every seat's
+  placements in the rest of the round are in one tree whose nodes are the sequences of
+  placements so far (the dice are re-drawn in every playout); an arm is level 1's k-th best
+  placement for the roll in front of the seat (k = 1..A; level 1's best when the roll has fewer;
+  at the root the bot's real placements, level 1's best 5), and each seat chooses at its own nodes
+  by UCB1 on its own reward (``round_end_reward`` of every seat at the round's end) with weight C
+  points. One node is added a playout; from it level 1 plays the round out. The root's arm with
+  the best mean reward for the bot is played;
+- ``maxn-visits:A:C``: the same, the most visited root arm played;
+- ``maxn-l2:A:C``: the others' reward is level 2's own (their round gain minus the others' mean
+  gain), the bot's ``round_end_reward``;
+- ``maxn-sh:A:C``, ``maxn-sh-l2:A:C``: the root's arms raced as level 3 races them
+  (``search.search_move``'s successive halving, every arm still in the race on the same worlds
+  and luck), the tree below each;
+- any of these with a third number W (``maxn-sh-l2:3:5:4``): progressive widening below the
+  root, a seat at a node choosing among level 1's best 1 + (its visits there) // W only (so a new
+  node plays level 1's best, not each arm once).
 
 ``record`` writes level 2 self-play decisions (3 players) as JSON lines: each placement's
 features (``features``) and how often level 2, asked ``--samples`` times with fresh random numbers,
@@ -35,7 +52,8 @@ how often its best placement is level 2's choice (on the last 30% of the seeds, 
 Run: ``.venv/bin/python bench/bench_cafe_fatal_variants.py play soft-others:1 --iterations 200
 --games 120 --first-seed 0``; ``... record --games 60 --first-seed 1000 > decisions.jsonl``;
 ``... fit decisions.jsonl``; ``... cost fit-others`` (a variant's playouts per CPU second against
-level 3's own, alternating).
+level 3's own, alternating; for a ``maxn`` variant whole decisions of ``--iterations`` playouts,
+the tree included).
 """
 
 from __future__ import annotations
@@ -257,7 +275,7 @@ def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
     """(the rollout, None for level 3's own; the candidates raced) of a variant's name."""
     kind, _, arg = name.partition(":")
     candidates = cafe_fatal_bot.SEARCH_CANDIDATES
-    if kind == "main":
+    if kind == "main" or decider(name) is not None:
         return None, candidates
     if kind == "soft-others":
         return round_reward(softmax_policy(float(arg))), candidates
@@ -297,8 +315,240 @@ def first_cut(name: str) -> Iterator[None]:
         search.FIRST_CUT = kept
 
 
+# --- max^n: open-loop MCTS over the round (stop 27) ---------------------------------------------
+#: A level 3 decision: (view, world, rng) -> the bot's placement.
+Decide = Callable[[dict[str, Any], State, random.Random], Move]
+#: The reward of every seat at the end of a playout: (the round's end, the scores before) -> one
+#: reward per seat.
+Rewards = Callable[[State, Sequence[int]], list[float]]
+
+
+def round_end_rewards(state: State, before: Sequence[int]) -> list[float]:
+    """``round_end_reward`` of every seat, the hands' prospects worked out once."""
+    n = len(state["held"])
+    if ENGINE.is_over(state):
+        scores = state["scores"]
+        ranks = ENGINE.result(state).ranks
+        bonus = cafe_fatal_bot.WIN_BONUS
+        return [
+            float(scores[s] - max(scores[o] for o in range(n) if o != s))
+            + (bonus if ranks[s] == 1 else -bonus)
+            for s in range(n)
+        ]
+    worth = [cafe_fatal_bot.prospect(held) for held in state["held"]]
+    return [worth[s] - max(worth[o] for o in range(n) if o != s) for s in range(n)]
+
+
+def level2_rewards(hero: int) -> Rewards:
+    """``round_end_rewards`` for ``hero``; for every other seat level 2's own reward (its points
+    gained in the round minus the others' mean gain)."""
+
+    def rewards(state: State, before: Sequence[int]) -> list[float]:
+        out = round_end_rewards(state, before)
+        gains = [a - b for a, b in zip(state["scores"], before, strict=True)]
+        total, n = sum(gains), len(gains)
+        for s in range(n):
+            if s != hero:
+                out[s] = gains[s] - (total - gains[s]) / (n - 1)
+        return out
+
+    return rewards
+
+
+class MaxnNode:
+    """A node of the open-loop tree: the sequence of placements so far in the round (the dice
+    are re-drawn in every playout). Per seat that has placed here (who places at a node can differ
+    between playouts: a seat whose roll fits nowhere is skipped), per arm: visits and the sum of
+    the reward vector; and the children, by (seat, arm)."""
+
+    __slots__ = ("children", "stats")
+
+    def __init__(self) -> None:
+        self.stats: dict[int, tuple[list[int], list[list[float]]]] = {}
+        self.children: dict[tuple[int, int], MaxnNode] = {}
+
+    def select(self, seat: int, arms: int, c: float, widen: int = 0) -> int:
+        """UCB1 on ``seat``'s own reward over ``arms`` arms (an arm never tried first, the
+        lowest k first). ``widen``: progressive widening, one arm more every ``widen`` visits
+        of the seat here (level 1's best alone at first)."""
+        stats = self.stats.get(seat)
+        if stats is None:
+            stats = self.stats[seat] = ([0] * arms, [[] for _ in range(arms)])
+        visits, sums = stats
+        if widen:
+            arms = min(arms, 1 + sum(visits) // widen)
+        for k in range(arms):
+            if not visits[k]:
+                return k
+        log_total = math.log(sum(visits))
+        best, best_value = 0, -math.inf
+        for k in range(arms):
+            value = sums[k][seat] / visits[k] + c * math.sqrt(log_total / visits[k])
+            if value > best_value:
+                best, best_value = k, value
+        return best
+
+    def update(self, seat: int, arm: int, rewards: Sequence[float]) -> None:
+        stats = self.stats.get(seat)
+        if stats is None:
+            arms = arm + 1
+            stats = self.stats[seat] = ([0] * arms, [[] for _ in range(arms)])
+        visits, sums = stats
+        visits[arm] += 1
+        if sums[arm]:
+            sums[arm] = [a + r for a, r in zip(sums[arm], rewards, strict=True)]
+        else:
+            sums[arm] = list(rewards)
+
+    def child(self, seat: int, arm: int) -> tuple[MaxnNode, bool]:
+        """The child after ``seat`` plays ``arm``, and whether it is new."""
+        key = (seat, arm)
+        node = self.children.get(key)
+        if node is None:
+            node = self.children[key] = MaxnNode()
+            return node, True
+        return node, False
+
+
+def maxn_iteration(
+    root: MaxnNode,
+    world: State,
+    seat: int,
+    moves: Sequence[Move],
+    arms: int,
+    c: float,
+    rewards: Rewards,
+    rng: random.Random,
+    root_arm: int | None = None,
+    widen: int = 0,
+) -> None:
+    """One playout: down the tree (every seat choosing its arm by UCB1 on its own reward, an arm
+    being level 1's k-th best placement for the roll in front of it, its best when the roll has
+    fewer), the first new node's rest of the round played by level 1, the reward vector at the
+    round's end added along the path. ``root_arm``: the bot's arm at the root, chosen by the
+    caller instead of by UCB1. ``widen``: the seats' nodes below the root widen progressively
+    (``MaxnNode.select``)."""
+    path: list[tuple[MaxnNode, int, int]] = []
+    arm = root.select(seat, len(moves), c) if root_arm is None else root_arm
+    path.append((root, seat, arm))
+    before = world["scores"]
+    state = ENGINE.advance(world, seat, moves[arm])
+    node, new = root.child(seat, arm)
+    while state["phase"] in ("roll", "place"):
+        [mover] = ENGINE.to_move(state)
+        if mover == CHANCE:
+            move: Any = ENGINE.sample_chance(state, rng)
+        elif new:
+            move = cafe_fatal_bot.placement(state, mover, rng)
+        else:
+            scored = cafe_fatal_bot._scored_placements(state, mover)
+            if len(scored) == 1:
+                # No choice: no node either.
+                _, value, table = scored[0]
+            else:
+                arm = node.select(mover, arms, c, widen)
+                path.append((node, mover, arm))
+                _, value, table = scored[arm if arm < len(scored) else 0]
+                node, new = node.child(mover, arm)
+            move = {"place": {"value": value, "table": table}}
+        state = ENGINE.advance(state, mover, move)
+    vector = rewards(state, before)
+    for at, mover, chosen in path:
+        at.update(mover, chosen, vector)
+
+
+def maxn_placement(
+    arms: int,
+    c: float,
+    by_visits: bool = False,
+    others_level2: bool = False,
+    candidates: int = cafe_fatal_bot.SEARCH_CANDIDATES,
+    halving: bool = False,
+    widen: int = 0,
+) -> Decide:
+    """Level 3 deciding by max^n open-loop MCTS over the round: the root's arms are level 1's
+    best ``candidates`` placements of the real roll, every later placement in the round (the
+    bot's and the others') is one of level 1's best ``arms`` for the roll drawn, chosen by its
+    seat on its own reward. The same budget as ``search.search_move`` (playouts or seconds);
+    the root's arm with the best mean reward for the bot wins (``by_visits``: the most visited).
+    ``halving``: the root's arms are raced as ``search.search_move`` races them (every arm still
+    in the race plays each world, on the same luck; the worse half dropped each time the worlds
+    double), the tree below deciding the rest of the round. ``widen``: progressive widening
+    below the root (one arm more every ``widen`` visits of a seat at a node)."""
+
+    def decide(view: dict[str, Any], world: State, rng: random.Random) -> Move:
+        seat = view["you"]
+        moves = [move for _, move in cafe_fatal_bot.placement_scores(world, seat)[:candidates]]
+        if len(moves) == 1:
+            return moves[0]
+        rewards = level2_rewards(seat) if others_level2 else round_end_rewards
+        chosen = search.current_budget()
+        deadline = time.perf_counter() + chosen.seconds
+        root = MaxnNode()
+        playouts = 0
+        sample = search.worlds_from_view(ENGINE, view)
+        if halving:
+            root.stats[seat] = ([0] * len(moves), [[] for _ in moves])
+            alive = list(range(len(moves)))
+            worlds, next_cut = 0, search.FIRST_CUT
+            while search._within(chosen, playouts, deadline, worlds):
+                world_seed = rng.getrandbits(64)
+                state = sample(random.Random(world_seed))
+                for index in alive:
+                    playout_rng = random.Random(world_seed ^ search.PLAYOUT_SALT)
+                    maxn_iteration(
+                        root, state, seat, moves, arms, c, rewards, playout_rng, index, widen
+                    )
+                    playouts += 1
+                worlds += 1
+                if worlds == next_cut and len(alive) > 2:
+                    sums = root.stats[seat][1]
+                    alive.sort(key=lambda i: -sums[i][seat])
+                    alive = sorted(alive[: max(2, len(alive) // 2)])
+                    next_cut *= 2
+            sums = root.stats[seat][1]
+            return moves[max(alive, key=lambda i: (sums[i][seat], -i))]
+        while search._within(chosen, playouts, deadline, playouts // len(moves)):
+            world_seed = rng.getrandbits(64)
+            state = sample(random.Random(world_seed))
+            playout_rng = random.Random(world_seed ^ search.PLAYOUT_SALT)
+            maxn_iteration(root, state, seat, moves, arms, c, rewards, playout_rng, None, widen)
+            playouts += 1
+        visits, sums = root.stats[seat]
+        if by_visits:
+            best = max(range(len(moves)), key=lambda k: (visits[k], -k))
+        else:
+            best = max(
+                (k for k in range(len(moves)) if visits[k]),
+                key=lambda k: (sums[k][seat] / visits[k], -k),
+            )
+        return moves[best]
+
+    return decide
+
+
+def decider(name: str) -> Decide | None:
+    """The variant's own decision (a search other than ``searched_placement``), or None."""
+    kind, _, arg = name.partition(":")
+    if kind in ("maxn", "maxn-visits", "maxn-l2", "maxn-sh", "maxn-sh-l2"):
+        arms, c, *widen = arg.split(":")
+        return maxn_placement(
+            int(arms),
+            float(c),
+            widen=int(widen[0]) if widen else 0,
+            by_visits=kind == "maxn-visits",
+            others_level2=kind.endswith("-l2"),
+            halving=kind.startswith("maxn-sh"),
+        )
+    return None
+
+
 def play(
-    seed: int, rollout: search.Rollout | None, candidates: Candidates, times: list[float]
+    seed: int,
+    rollout: search.Rollout | None,
+    candidates: Candidates,
+    times: list[float],
+    decide: Decide | None = None,
 ) -> tuple[str, int]:
     """``bench/bots.py``'s game ``seed`` (level 3 in seat seed mod 3, two level 2 bots), the
     hero playing the variant: W (won outright), T (tied first) or L, and its margin over the best
@@ -315,8 +565,11 @@ def play(
             view = ENGINE.view(state, seat)
             # What ``bot_move`` does at level 3, with the variant's rollout and candidates.
             world = ENGINE.sample_state(view, rng)
-            count = candidates if isinstance(candidates, int) else candidates(world, seat)
-            move = cafe_fatal_bot.searched_placement(view, world, rng, rollout, None, count)
+            if decide is not None:
+                move = decide(view, world, rng)
+            else:
+                count = candidates if isinstance(candidates, int) else candidates(world, seat)
+                move = cafe_fatal_bot.searched_placement(view, world, rng, rollout, None, count)
             times.append(time.perf_counter() - start)
         else:
             move = ENGINE.bot_move(ENGINE.view(state, seat), rng, 2)
@@ -384,6 +637,46 @@ def playout_cost(name: str, positions: int, playouts: int, rounds: int) -> str:
     return (
         f"{name}: {rate:,.0f} playouts per CPU second, level 3's own {main_rate:,.0f} "
         f"(ratio {rate / main_rate:.2f}, medians of {rounds} alternating rounds)"
+    )
+
+
+def decision_cost(name: str, positions: int, iterations: int, rounds: int) -> str:
+    """A decider's playouts per CPU second (whole decisions of ``iterations`` playouts, the tree
+    included) against level 3's own search at the same budget, alternating ``rounds`` times over
+    the first ``positions`` decisions with a choice of seeded level 1 self-play (seed 2000)."""
+    decide = decider(name)
+    assert decide is not None
+    rng = random.Random(2000)
+    found: list[dict[str, Any]] = []
+    state = ENGINE.new_game(PLAYERS)
+    while len(found) < positions:
+        if ENGINE.is_over(state):
+            state = ENGINE.new_game(PLAYERS)
+        [seat] = ENGINE.to_move(state)
+        if seat == CHANCE:
+            move = ENGINE.sample_chance(state, rng)
+        else:
+            if len(cafe_fatal_bot.placement_scores(state, seat)) > 1:
+                found.append(ENGINE.view(state, seat))
+            move = cafe_fatal_bot.placement(state, seat, rng)
+        state = ENGINE.apply(state, seat, move)
+
+    def level3(view: dict[str, Any], world: State, rng: random.Random) -> Move:
+        return cafe_fatal_bot.searched_placement(view, world, rng)
+
+    rates: dict[str, list[float]] = {"main": [], name: []}
+    with search.budget(iterations=iterations):
+        for _ in range(rounds):
+            for label, decision in (("main", level3), (name, decide)):
+                start = time.process_time()
+                for k, view in enumerate(found):
+                    decision(view, ENGINE.sample_state(view, rng), random.Random(k))
+                rates[label].append(positions * iterations / (time.process_time() - start))
+    main_rate, rate = statistics.median(rates["main"]), statistics.median(rates[name])
+    return (
+        f"{name}: {rate:,.0f} playouts per CPU second in whole decisions of {iterations}, level "
+        f"3's own {main_rate:,.0f} (ratio {rate / main_rate:.2f}, medians of {rounds} "
+        f"alternating rounds)"
     )
 
 
@@ -468,7 +761,11 @@ def main() -> None:
         record(args.first_seed, args.games, args.samples)
         return
     if args.mode == "cost":
-        print(playout_cost(args.what, 40, 50, 5), "load", *(f"{x:.1f}" for x in os.getloadavg()))
+        if decider(args.what) is not None:
+            measured = decision_cost(args.what, 40, args.iterations, 5)
+        else:
+            measured = playout_cost(args.what, 40, 50, 5)
+        print(measured, "load", *(f"{x:.1f}" for x in os.getloadavg()))
         return
     if args.mode == "fit":
         loaded = [json.loads(line) for line in Path(args.what).read_text().splitlines()]
@@ -491,12 +788,13 @@ def main() -> None:
             )
         return
     rollout, candidates = variant(args.what)
+    decide = decider(args.what)
     times: list[float] = []
     start = time.process_time()
     last = args.first_seed + args.games - 1
     with search.budget(iterations=args.iterations), first_cut(args.what):
         games = [
-            play(seed, rollout, candidates, times)
+            play(seed, rollout, candidates, times, decide)
             for seed in range(args.first_seed, args.first_seed + args.games)
         ]
     outcomes = "".join(outcome for outcome, _ in games)
