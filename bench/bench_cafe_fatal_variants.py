@@ -607,15 +607,14 @@ def record(first: int, games: int, samples: int) -> None:
             state = ENGINE.apply(state, seat, move)
 
 
-def playout_cost(name: str, positions: int, playouts: int, rounds: int) -> str:
-    """The variant's playouts per CPU second against level 3's own, alternating ``rounds`` times
-    over the first ``positions`` decisions of seeded level 1 self-play (seed 2000)."""
-    rollout, _ = variant(name)
-    own = round_reward(cafe_fatal_bot.placement)
-    rng = random.Random(2000)
-    found: list[tuple[State, int]] = []
+def level1_decisions(
+    count: int, take: Callable[[State, int, Move], Any], rng: random.Random
+) -> list[Any]:
+    """The first ``count`` things ``take`` makes of the decisions of level 1 self-play drawn
+    from ``rng``: it is given each decision's state, seat and level 1's move; None skips it."""
+    found: list[Any] = []
     state = ENGINE.new_game(PLAYERS)
-    while len(found) < positions:
+    while len(found) < count:
         if ENGINE.is_over(state):
             state = ENGINE.new_game(PLAYERS)
         [seat] = ENGINE.to_move(state)
@@ -623,8 +622,23 @@ def playout_cost(name: str, positions: int, playouts: int, rounds: int) -> str:
             move = ENGINE.sample_chance(state, rng)
         else:
             move = cafe_fatal_bot.placement(state, seat, rng)
-            found.append((ENGINE.advance(state, seat, move), seat))
+            taken = take(state, seat, move)
+            if taken is not None:
+                found.append(taken)
         state = ENGINE.apply(state, seat, move)
+    return found
+
+
+def playout_cost(name: str, positions: int, playouts: int, rounds: int) -> str:
+    """The variant's playouts per CPU second against level 3's own, alternating ``rounds`` times
+    over the first ``positions`` decisions of seeded level 1 self-play (seed 2000)."""
+    rollout, _ = variant(name)
+    own = round_reward(cafe_fatal_bot.placement)
+    found = level1_decisions(
+        positions,
+        lambda state, seat, move: (ENGINE.advance(state, seat, move), seat),
+        random.Random(2000),
+    )
     rates: dict[str, list[float]] = {"main": [], name: []}
     for _ in range(rounds):
         for label, reward in (("main", own), (name, rollout or own)):
@@ -647,19 +661,15 @@ def decision_cost(name: str, positions: int, iterations: int, rounds: int) -> st
     decide = decider(name)
     assert decide is not None
     rng = random.Random(2000)
-    found: list[dict[str, Any]] = []
-    state = ENGINE.new_game(PLAYERS)
-    while len(found) < positions:
-        if ENGINE.is_over(state):
-            state = ENGINE.new_game(PLAYERS)
-        [seat] = ENGINE.to_move(state)
-        if seat == CHANCE:
-            move = ENGINE.sample_chance(state, rng)
-        else:
-            if len(cafe_fatal_bot.placement_scores(state, seat)) > 1:
-                found.append(ENGINE.view(state, seat))
-            move = cafe_fatal_bot.placement(state, seat, rng)
-        state = ENGINE.apply(state, seat, move)
+    found = level1_decisions(
+        positions,
+        lambda state, seat, _move: (
+            ENGINE.view(state, seat)
+            if len(cafe_fatal_bot.placement_scores(state, seat)) > 1
+            else None
+        ),
+        rng,
+    )
 
     def level3(view: dict[str, Any], world: State, rng: random.Random) -> Move:
         return cafe_fatal_bot.searched_placement(view, world, rng)
