@@ -1439,7 +1439,11 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             for name, seconds in phase.cpu.items()
         )
         print(f"CPU during {phase.name} (of {phase.seconds:.0f} s wall): {shares}")
-        if phase.meter is not None and phase.tally.moves and phase.name == "site":
+        if (
+            phase.meter is not None
+            and phase.tally.moves
+            and phase.name not in FLOOR_PHASES.values()
+        ):
             report_cpu_per_move(phase)
     if peak:
         print(f"database connections at peak (site): {peak}")
