@@ -1292,13 +1292,26 @@ def report_collections_in(tail: list[dict], collections: list) -> None:
 
 
 # --- the run ------------------------------------------------------------------------------------
-def start_daphne(site: LiveSite, application: str, access_log: bool = True) -> tuple[str, int]:
+def core_of(index: int, pin: bool) -> dict[str, str]:
+    """The environment that keeps the ``index``-th daphne of a phase to a core of its own, as the
+    README's deployment does (``SERVE_CPUS``): the cores this bench may use, in turn. The site's
+    and the floor's daphnes are pinned alike, so the floor is served the same way."""
+    if not pin:
+        return {}
+    cores = sorted(os.sched_getaffinity(0))
+    return {"SERVE_CPUS": str(cores[index % len(cores)])}
+
+
+def start_daphne(
+    site: LiveSite, application: str, access_log: bool = True, env: dict[str, str] | None = None
+) -> tuple[str, int]:
     """A daphne process serving ``application``: its base URL and its pid. Without
-    ``access_log``, daphne runs with ``-v 0``, which writes no line per request."""
+    ``access_log``, daphne runs with ``-v 0``, which writes no line per request; ``env`` is
+    added to its environment."""
     port = free_port()
     quiet = () if access_log else ("-v", "0")
     process = site.start(
-        "-m", "pdc_site.serve", *quiet, "-b", "127.0.0.1", "-p", str(port), application
+        "-m", "pdc_site.serve", *quiet, "-b", "127.0.0.1", "-p", str(port), application, env=env
     )
     wait_for_port(port, process)
     return f"http://127.0.0.1:{port}", process.pid
@@ -1397,6 +1410,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
         f"GET before a move: {args.look}, "
         f"a table's sockets {'together' if args.together else 'spread'}, "
+        f"daphnes {'floating' if args.float else 'one core each'}, "
         f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
@@ -1494,6 +1508,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="with --processes > 1, every socket of a table on the process that takes the "
         "table's moves (the doorbell crosses no process), instead of spread over them",
     )
+    parser.add_argument(
+        "--float",
+        action="store_true",
+        help="leave every daphne free to run on any core, instead of one core each "
+        "(SERVE_CPUS, as the README's deployment runs them)",
+    )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
         "--commit-floor",
@@ -1552,14 +1572,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         try:
             logs = not args.no_access_log
+            pin = not args.float
             webs = [
-                start_daphne(site, "pdc_site.asgi:application", logs) for _ in range(args.processes)
+                start_daphne(site, "pdc_site.asgi:application", logs, core_of(i, pin))
+                for i in range(args.processes)
             ]
             bases = [url for url, _pid in webs]
             worker = site.start_worker()
             floors = []
             if not args.no_floor:
-                floors = [start_daphne(site, "bench.floor_asgi:application", logs) for _ in webs]
+                floors = [
+                    start_daphne(site, "bench.floor_asgi:application", logs, core_of(i, pin))
+                    for i in range(len(webs))
+                ]
             prepare_django(site)
             players = create_players(SEATS * args.tables, "p")
             IDLE_PLAYERS.extend(create_players(args.idle, "idle"))

@@ -124,9 +124,14 @@ class LiveSite:
         )
         return done.stdout
 
-    def start(self, *args: str) -> subprocess.Popen:
+    def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+        """``python *args`` in the site's environment, with ``env`` added to it."""
         process = subprocess.Popen(
-            [sys.executable, *args], cwd=ROOT, env=self.env, stdout=self.log, stderr=self.log
+            [sys.executable, *args],
+            cwd=ROOT,
+            env={**self.env, **(env or {})},
+            stdout=self.log,
+            stderr=self.log,
         )
         self.stack.callback(_stop, process)
         return process
