@@ -44,9 +44,11 @@ def pin_from_environment() -> set[int] | None:
         raise SystemExit(f"{ENV} must list cores as 0, 1,3 or 0-1 ({error})") from None
     allowed = os.sched_getaffinity(0)
     if not cores <= allowed:
+        refused = sorted(cores - allowed)
+        shown = ", ".join(map(str, refused[:8])) + (", …" if len(refused) > 8 else "")
         raise SystemExit(
-            f"{ENV} names cores this process may not use: {sorted(cores - allowed)} "
-            f"(it may use {sorted(allowed)})"
+            f"{ENV} names cores this process may not use: {shown} "
+            f"(it may use {', '.join(map(str, sorted(allowed)))})"
         )
     os.sched_setaffinity(0, cores)
     return cores
