@@ -186,6 +186,8 @@ RUN_PARTS = (
     "load generator",
     "the bench's monitor",
 )
+#: The component of nginx in front of the daphnes (``--proxy``), its workers with it.
+PROXY = "proxy (nginx)"
 #: The mark of a server of the other phase (the floor's during the site's, and the other way):
 #: idle, it is outside the phase's run.
 IDLE = "(idle)"
@@ -1329,23 +1331,46 @@ def measure_commit_floor(
 
 
 def phase_components(
-    webs: list[int], worker: int, floors: list[int]
+    webs: list[int],
+    worker: int,
+    floors: list[int],
+    proxies: tuple[int | None, int | None] = (None, None),
 ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
     """The processes each phase's meter names: the site's, then the floor's. The servers of the
     other phase are the load generator's children too: named as idle servers, they are counted
-    as what they are, not as the load generator (whose children they are)."""
+    as what they are, not as the load generator (whose children they are). ``proxies``: the
+    master of the nginx in front of the site's daphnes and of the floor's (``--proxy``)."""
     generator, redis = [os.getpid()], root_processes("redis-server")
+    site_proxy, floor_proxy = proxies
     site = {f"daphne {i + 1}": [pid] for i, pid in enumerate(webs)}
     site["worker"] = [worker]  # with its pool of thinking processes
     site["postgres"] = root_processes("postgres")
     site["redis"] = redis
     site["load generator"] = generator
-    started = [name for name in site if name.startswith("daphne") or name == "worker"]
+    if site_proxy is not None:
+        site[PROXY] = [site_proxy]
+    started = [name for name in site if name.startswith("daphne") or name in ("worker", PROXY)]
     floor = {f"floor {i + 1}": [pid] for i, pid in enumerate(floors)}
     floor.update({"redis": redis, "load generator": generator})
+    if floor_proxy is not None:
+        floor[PROXY] = [floor_proxy]
+        site[f"floor's {PROXY} {IDLE}"] = [floor_proxy]
     floor.update({f"site's {name} {IDLE}": site[name] for name in site if name in started})
     site.update({f"floor {i + 1} {IDLE}": [pid] for i, pid in enumerate(floors)})
     return site, floor
+
+
+def start_proxy(site: LiveSite, servers: list[tuple[str, int]], name: str) -> tuple[str, int]:
+    """nginx in front of ``servers`` (daphnes: base URL and pid) as ``deploy/nginx.conf`` puts
+    it there, without TLS (the load generator speaks none): its base URL and its master's pid.
+    It stops with the site, before the daphnes."""
+    from tests.proxy_server import nginx_in_front
+
+    upstreams = [url.removeprefix("http://") for url, _pid in servers]
+    base, process, _certificate = site.stack.enter_context(
+        nginx_in_front(site.tmp / name, upstreams)
+    )
+    return base, process.pid
 
 
 def report_cpu_per_move(phase: Phase) -> None:
@@ -1366,7 +1391,7 @@ def report_cpu_per_move(phase: Phase) -> None:
     daphnes = sum(seconds for name, seconds in parts.items() if name.startswith("daphne"))
     run = 0.0
     for name, seconds in parts.items():
-        if name.startswith("daphne") or name in RUN_PARTS:
+        if name.startswith("daphne") or name in RUN_PARTS or name == PROXY:
             print(line(name, seconds))
             run += seconds
     rest = 0.0
@@ -1410,7 +1435,8 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"{args.processes} daphne process(es), {backend} + {layer}, {args.duration:.0f} s, "
         f"GET before a move: {args.look}, "
         f"a table's sockets {'together' if args.together else 'spread'}, "
-        f"daphnes {'floating' if args.float else 'one core each'}, "
+        f"daphnes {'floating' if args.float else 'one core each'}"
+        f"{' behind nginx' if args.proxy else ''}, "
         f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
@@ -1514,6 +1540,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="leave every daphne free to run on any core, instead of one core each "
         "(SERVE_CPUS, as the README's deployment runs them)",
     )
+    parser.add_argument(
+        "--proxy",
+        action="store_true",
+        help="serve the site's daphnes, and the floor's, through nginx configured by "
+        "deploy/nginx.conf (without TLS), as the README deploys them; its CPU is part of X",
+    )
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
         "--commit-floor",
@@ -1578,6 +1610,10 @@ def main(argv: list[str] | None = None) -> int:
                 for i in range(args.processes)
             ]
             bases = [url for url, _pid in webs]
+            site_proxy = floor_proxy = None
+            if args.proxy:
+                proxy_base, site_proxy = start_proxy(site, webs, "proxy-site")
+                bases = [proxy_base]
             worker = site.start_worker()
             floors = []
             if not args.no_floor:
@@ -1589,13 +1625,19 @@ def main(argv: list[str] | None = None) -> int:
             players = create_players(SEATS * args.tables, "p")
             IDLE_PLAYERS.extend(create_players(args.idle, "idle"))
             LEVEL3_HOSTS.extend(create_players(args.level3_tables, "l3host"))
+            floor_bases = [url for url, _pid in floors]
+            if floors and args.proxy:
+                floor_base, floor_proxy = start_proxy(site, floors, "proxy-floor")
+                floor_bases = [floor_base]
             components, floor_components = phase_components(
-                [pid for _url, pid in webs], worker.pid, [pid for _url, pid in floors]
+                [pid for _url, pid in webs],
+                worker.pid,
+                [pid for _url, pid in floors],
+                (site_proxy, floor_proxy),
             )
             phases = []
             if floors:
                 floor_meter = CpuMeter(floor_components)
-                floor_bases = [url for url, _pid in floors]
                 phases.append(asyncio.run(measure_floor(args, floor_bases, floor_meter)))
             if floors and args.commit_floor:
                 phases.append(measure_commit_floor(args, site, floor_bases, floor_components))
