@@ -107,3 +107,12 @@ def test_the_other_phases_servers_are_named_idle_not_counted_as_the_load_generat
         assert components["load generator"] == [os.getpid()]
         named = {pid for pids in components.values() for pid in pids}
         assert {201, 202, 300, 501, 502} <= named
+
+
+def test_each_phases_proxy_is_part_of_its_run_and_idle_in_the_other():
+    site, floor = phase_components([201, 202], 300, [501, 502], (601, 701))
+    assert site["proxy (nginx)"] == [601] and floor["proxy (nginx)"] == [701]
+    assert site["floor's proxy (nginx) (idle)"] == [701]
+    assert floor["site's proxy (nginx) (idle)"] == [601]
+    without, _ = phase_components([201], 300, [], (None, None))
+    assert not any("nginx" in name for name in without)
