@@ -39,6 +39,30 @@ def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> 
     raise RuntimeError(f"nothing listens on port {port} after {seconds} s")
 
 
+def launch_stopped(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``python -m pdc_site.serve`` started on the site in ``env``, for a setting that must stop
+    it before it serves: how it ended, its output captured (a minute at most)."""
+    command = ["-m", "pdc_site.serve", "-p", str(free_port()), "pdc_site.asgi:application"]
+    return subprocess.run(
+        [sys.executable, *command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+@contextmanager
+def launched(application: str, env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``python -m pdc_site.serve`` (the site's launcher, without access log) serving
+    ``application`` on a free port in ``env``: its base URL and its process, stopped after."""
+    port = free_port()
+    command = ["-m", "pdc_site.serve", "-v", "0", "-b", "127.0.0.1", "-p", str(port), application]
+    process = subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env)
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}", process
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 @contextmanager
 def scratch_postgres(url: str, prefix: str) -> Iterator[str]:
     """A fresh PostgreSQL database on the server of ``url``, dropped afterwards: its URL."""

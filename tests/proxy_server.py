@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
 from tests.live_server import free_port, wait_for_port
+from tests.services_required import missing
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE_CONFIG = ROOT / "deploy" / "nginx.conf"
@@ -50,12 +49,9 @@ def nginx_binary() -> str | None:
 def require_nginx() -> str:
     """nginx's path; in CI (CI set) a missing nginx fails the test, elsewhere skips it."""
     found = nginx_binary()
-    if found:
-        return found
-    reason = "needs nginx (apt-get install nginx-light)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run this with nginx ({reason})")
-    pytest.skip(reason)
+    if not found:
+        missing("with nginx", "needs nginx (apt-get install nginx-light)")
+    return found
 
 
 def _replace(text: str, pattern: str, replacement: str, times: int = 1) -> str:

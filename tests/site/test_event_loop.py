@@ -10,7 +10,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from tests.live_server import free_port, wait_for_port
+from tests.live_server import launch_stopped, launched
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,20 +23,12 @@ def environment(**chosen: str) -> dict[str, str]:
 def served_on(**chosen: str) -> list[str]:
     """What ``tests/site/loop_kind_app.py`` answers when the site's launcher serves it: the loop's
     class, the reactor's class, and whether the reactor runs on that loop."""
-    port = free_port()
-    command = ["-m", "pdc_site.serve", "-v", "0", "-b", "127.0.0.1", "-p", str(port)]
-    process = subprocess.Popen(
-        [sys.executable, *command, "tests.site.loop_kind_app:application"],
-        cwd=ROOT,
-        env=environment(**chosen),
-    )
-    try:
-        wait_for_port(port, process)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as answer:
-            return answer.read().decode().split()
-    finally:
-        process.terminate()
-        process.wait(10)
+    app = "tests.site.loop_kind_app:application"
+    with (
+        launched(app, environment(**chosen)) as (base, _process),
+        urllib.request.urlopen(f"{base}/", timeout=10) as answer,
+    ):
+        return answer.read().decode().split()
 
 
 def test_daphne_as_the_site_starts_it_serves_on_uvloop() -> None:
@@ -57,21 +49,7 @@ def test_the_loop_watch_always_gets_asyncios_loop_whose_turns_it_times() -> None
 
 
 def test_an_unknown_event_loop_stops_the_server_before_it_serves() -> None:
-    finished = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pdc_site.serve",
-            "-p",
-            str(free_port()),
-            "pdc_site.asgi:application",
-        ],
-        cwd=ROOT,
-        env=environment(EVENT_LOOP="tokio"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    finished = launch_stopped(environment(EVENT_LOOP="tokio"))
     assert finished.returncode != 0
     assert "EVENT_LOOP must be 'uvloop' or 'asyncio', not 'tokio'" in finished.stderr
 

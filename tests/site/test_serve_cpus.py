@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from bench.live import core_of
 from pdc_site.cpus import parse
-from tests.live_server import free_port, wait_for_port
+from tests.live_server import launch_stopped, launched
 
 ROOT = Path(__file__).resolve().parents[2]
 ALLOWED = sorted(os.sched_getaffinity(0))
@@ -29,41 +28,16 @@ def cores_served(**chosen: str) -> list[str]:
     """What ``tests/site/cores_app.py`` answers when the site's launcher serves it (the cores of
     the loop's thread, of an executor's thread, of a new thread), and the cores of every thread
     the server has then, read from outside."""
-    port = free_port()
-    command = ["-m", "pdc_site.serve", "-v", "0", "-b", "127.0.0.1", "-p", str(port)]
-    process = subprocess.Popen(
-        [sys.executable, *command, "tests.site.cores_app:application"],
-        cwd=ROOT,
-        env=environment(**chosen),
-    )
-    try:
-        wait_for_port(port, process)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as answer:
+    with launched("tests.site.cores_app:application", environment(**chosen)) as (base, process):
+        with urllib.request.urlopen(f"{base}/", timeout=10) as answer:
             inside = answer.read().decode().split()
         threads = os.listdir(f"/proc/{process.pid}/task")
         outside = {",".join(map(str, sorted(os.sched_getaffinity(int(t))))) for t in threads}
         return [*inside, *sorted(outside)]
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def stopped_with(serve_cpus: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pdc_site.serve",
-            "-p",
-            str(free_port()),
-            "pdc_site.asgi:application",
-        ],
-        cwd=ROOT,
-        env=environment(SERVE_CPUS=serve_cpus),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return launch_stopped(environment(SERVE_CPUS=serve_cpus))
 
 
 def test_a_list_of_cores_reads_as_numbers_and_ranges() -> None:
