@@ -1294,6 +1294,18 @@ def report_collections_in(tail: list[dict], collections: list) -> None:
 
 
 # --- the run ------------------------------------------------------------------------------------
+#: A player's limits in the saturation mode: far above what the closed loop reaches.
+SATURATION_LIMITS = {"API_CALLS_PER_MINUTE": "1000000", "MOVES_PER_TEN_SECONDS": "1000000"}
+
+
+def players_limits(mode: str) -> dict[str, str]:
+    """The site's per-player limits for the run. In the saturation mode a table's three players
+    move as fast as the site answers, and the busiest passes a person's limits in bursts (300 API
+    calls a minute, 30 moves in 10 s): a refused move would then measure the limits, not the site,
+    so they are raised there. Every request still runs the limits' check."""
+    return dict(SATURATION_LIMITS) if mode == "saturation" else {}
+
+
 def core_of(index: int, pin: bool) -> dict[str, str]:
     """The environment that keeps the ``index``-th daphne of a phase to a core of its own, as the
     README's deployment does (``SERVE_CPUS``): the cores this bench may use, in turn. The site's
@@ -1437,6 +1449,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"a table's sockets {'together' if args.together else 'spread'}, "
         f"daphnes {'floating' if args.float else 'one core each'}"
         f"{' behind nginx' if args.proxy else ''}, "
+        f"{'players unlimited, ' if players_limits(args.mode) else ''}"
         f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
@@ -1600,6 +1613,7 @@ def main(argv: list[str] | None = None) -> int:
                 "PDC_WORKER_TICK": "1.0",
                 "BOT_POOL_SIZE": os.environ.get("BOT_POOL_SIZE", "1"),
                 **({"PDC_LOOP_WATCH": "1"} if args.watch else {}),
+                **players_limits(args.mode),
             },
         )
         try:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
@@ -32,7 +33,8 @@ RECHECK_SECONDS = 1.0
 #: Long polls one caller may have waiting at once; one more answers 429.
 POLLS_PER_CALLER = 4
 LEGAL_LIST_LIMIT = 50
-CALLS_PER_WINDOW = (300, 60)  # 300 API calls per minute per caller
+#: API calls per minute per caller (``API_CALLS_PER_MINUTE``, 300).
+CALLS_PER_WINDOW = (settings.API_CALLS_PER_MINUTE, 60)
 #: A move's body: the version it was made on and the move.
 MOVE_FIELDS = frozenset({"version", "move"})
 

@@ -28,8 +28,9 @@ from django.core.cache import cache, caches
 
 from pdc_site.cache import ForgivingRedisCache
 
-#: A player may make 30 moves per 10 seconds, whether through the pages or the API.
-MOVES_PER_WINDOW = (30, 10)
+#: A player may make 30 moves per 10 seconds (``MOVES_PER_TEN_SECONDS``), whether through the
+#: pages or the API.
+MOVES_PER_WINDOW = (settings.MOVES_PER_TEN_SECONDS, 10)
 SLOTS = 10
 
 

@@ -177,6 +177,10 @@ PUBLISH_RENDERS = os.environ.get("PUBLISH_RENDERS", "1") != "0"
 #: value lets the event loop take the GIL back sooner from a rendering thread, for a site that
 #: wants a shorter tail more than throughput.
 GIL_SWITCH_INTERVAL = float(os.environ.get("GIL_SWITCH_INTERVAL", "0.005"))
+#: What one player may do (``games.api.CALLS_PER_WINDOW``, ``games.ratelimit.MOVES_PER_WINDOW``):
+#: API calls a minute, and moves (pages and API alike) per ten seconds.
+API_CALLS_PER_MINUTE = int(os.environ.get("API_CALLS_PER_MINUTE", "300"))
+MOVES_PER_TEN_SECONDS = int(os.environ.get("MOVES_PER_TEN_SECONDS", "30"))
 #: HTTP requests one process answers at once (0: every request in flight); the next ones wait on
 #: the event loop for a place (``request_threads.Places``).
 REQUEST_THREADS_AT_ONCE = int(os.environ.get("REQUEST_THREADS_AT_ONCE", "2"))
