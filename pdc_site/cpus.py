@@ -2,11 +2,12 @@
 ``python -m pdc_site.serve`` before daphne starts any thread, so that every thread of the process
 (the event loop's, the requests') keeps to them.
 
-Why: a daphne hands the GIL between its event loop's thread and its request threads many times a
-move. Left to float, those threads were woken on the other core as often as on their own, and on
-these two-core machines two daphnes kept the cores busy only 171–177% of their 200% with moves
-queued in both; pinned one to a core, the same run kept them 199% busy and carried a fifth more
-moves (README, "One core per daphne"). PostgreSQL, Redis and the worker are left to float.
+Why: on these two-core machines two floating daphnes kept the cores busy only 171–177% of their
+200% with moves queued in both; pinned one to a core, the same run kept them 199% busy and carried
+a fifth more moves, and one process pinned did a tenth more with its core (README, "One core per
+daphne"). The likely reason, not measured: a daphne hands the GIL between its event loop's thread
+and its request threads many times a move, and a floating thread is often woken on the other
+core. PostgreSQL, Redis and the worker are left to float.
 """
 
 from __future__ import annotations

@@ -97,8 +97,11 @@ def nginx_in_front(
     tmp: Path, upstreams: list[str], tls: bool = False
 ) -> Iterator[tuple[str, subprocess.Popen, Path | None]]:
     """nginx serving ``deploy/nginx.conf`` in front of ``upstreams``: its base URL (https with
-    ``tls``), its master process, and the certificate a client must trust (None without TLS)."""
-    binary = require_nginx()
+    ``tls``), its master process, and the certificate a client must trust (None without TLS).
+    A test calls ``require_nginx`` first; without nginx this raises."""
+    binary = nginx_binary()
+    if binary is None:
+        raise RuntimeError("nginx is not installed (apt-get install nginx-light)")
     tmp.mkdir(parents=True, exist_ok=True)
     pair = self_signed_certificate(tmp) if tls else None
     port = free_port()
