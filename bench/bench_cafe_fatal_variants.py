@@ -367,14 +367,19 @@ class MaxnNode:
         self.stats: dict[int, tuple[list[int], list[list[float]]]] = {}
         self.children: dict[tuple[int, int], MaxnNode] = {}
 
+    def seat_stats(self, seat: int, arms: int) -> tuple[list[int], list[list[float]]]:
+        """``seat``'s visits and reward sums per arm here, made for ``arms`` arms at its first
+        choice here (a sum stays empty until its arm's first reward)."""
+        stats = self.stats.get(seat)
+        if stats is None:
+            stats = self.stats[seat] = ([0] * arms, [[] for _ in range(arms)])
+        return stats
+
     def select(self, seat: int, arms: int, c: float, widen: int = 0) -> int:
         """UCB1 on ``seat``'s own reward over ``arms`` arms (an arm never tried first, the
         lowest k first). ``widen``: progressive widening, one arm more every ``widen`` visits
         of the seat here (level 1's best alone at first)."""
-        stats = self.stats.get(seat)
-        if stats is None:
-            stats = self.stats[seat] = ([0] * arms, [[] for _ in range(arms)])
-        visits, sums = stats
+        visits, sums = self.seat_stats(seat, arms)
         if widen:
             arms = min(arms, 1 + sum(visits) // widen)
         for k in range(arms):
@@ -389,11 +394,9 @@ class MaxnNode:
         return best
 
     def update(self, seat: int, arm: int, rewards: Sequence[float]) -> None:
-        stats = self.stats.get(seat)
-        if stats is None:
-            arms = arm + 1
-            stats = self.stats[seat] = ([0] * arms, [[] for _ in range(arms)])
-        visits, sums = stats
+        """Count ``seat``'s ``arm`` played here (chosen by ``select``, or at the root by the
+        race after ``seat_stats``) with the playout's reward vector."""
+        visits, sums = self.stats[seat]
         visits[arm] += 1
         if sums[arm]:
             sums[arm] = [a + r for a, r in zip(sums[arm], rewards, strict=True)]
@@ -488,7 +491,7 @@ def maxn_placement(
         playouts = 0
         sample = search.worlds_from_view(ENGINE, view)
         if halving:
-            root.stats[seat] = ([0] * len(moves), [[] for _ in moves])
+            root.seat_stats(seat, len(moves))
             alive = list(range(len(moves)))
             worlds, next_cut = 0, search.FIRST_CUT
             while search._within(chosen, playouts, deadline, worlds):
