@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -181,9 +182,15 @@ class LiveSite:
 
 
 def call_api(
-    base: str, path: str, token: str | None = None, body: dict | None = None, timeout: float = 10
+    base: str,
+    path: str,
+    token: str | None = None,
+    body: dict | None = None,
+    timeout: float = 10,
+    context: ssl.SSLContext | None = None,
 ) -> tuple[int, dict]:
-    """A call to a live site (a POST when there is a body): its status and its JSON."""
+    """A call to a live site (a POST when there is a body): its status and its JSON. ``context``:
+    the TLS context of an https site (the certificates it trusts)."""
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -194,7 +201,7 @@ def call_api(
         method="POST" if body is not None else "GET",
     )
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
             return response.status, _json_or_text(response.read())
     except urllib.error.HTTPError as refusal:
         return refusal.code, _json_or_text(refusal.read())

@@ -7,7 +7,6 @@ the caller's address the rate limits count."""
 from __future__ import annotations
 
 import http.client
-import json
 import re
 import ssl
 import time
@@ -18,7 +17,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from tests.live_server import LiveSite
+from tests.live_server import LiveSite, call_api
 from tests.proxy_server import nginx_in_front, require_nginx
 from tests.services_required import require_redis
 from tests.site.test_two_servers import login_session, versions_in
@@ -36,6 +35,11 @@ class Proxy:
     def port(self) -> int:
         return urlsplit(self.base).port or 443
 
+    @property
+    def context(self) -> ssl.SSLContext:
+        """TLS that trusts the proxy's own certificate."""
+        return ssl.create_default_context(cafile=str(self.certificate))
+
     def request(
         self,
         method: str,
@@ -46,9 +50,8 @@ class Proxy:
     ) -> tuple[int, dict[str, str], bytes, list[str]]:
         """One HTTPS request to the proxy from the address ``source``: status, headers, body and
         the cookies set."""
-        context = ssl.create_default_context(cafile=str(self.certificate))
         connection = http.client.HTTPSConnection(
-            "127.0.0.1", self.port, context=context, timeout=10, source_address=(source, 0)
+            "127.0.0.1", self.port, context=self.context, timeout=10, source_address=(source, 0)
         )
         try:
             connection.request(method, path, body=body, headers=headers or {})
@@ -59,11 +62,9 @@ class Proxy:
             connection.close()
 
     def api(self, path: str, token: str, body: dict | None = None) -> dict:
-        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-        data = json.dumps(body).encode() if body is not None else None
-        status, _headers, answer, _ = self.request("POST" if data else "GET", path, data, headers)
-        assert status in (200, 201), answer[:500]
-        return json.loads(answer)
+        status, answer = call_api(self.base, path, token, body, context=self.context)
+        assert status in (200, 201), answer
+        return answer
 
 
 @pytest.fixture
@@ -140,13 +141,12 @@ def test_a_move_through_the_proxy_reaches_every_seats_sockets(proxy: Proxy) -> N
     table = proxy.api("/api/tables", tokens["ann"], {"game": "part-du-chef", "seats": 2})
     table = proxy.api(f"/api/tables/{table['id']}/join", tokens["bob"], {})
     url = proxy.base.replace("https://", "wss://") + f"/ws/tables/{table['id']}/"
-    context = ssl.create_default_context(cafile=str(proxy.certificate))
     # Two sockets per seat: nginx spreads them over both daphnes (least_conn).
     sockets = [
         connect(
             url,
             origin=proxy.base,
-            ssl=context,
+            ssl=proxy.context,
             open_timeout=10,
             additional_headers={"Cookie": sessions[name]},
         )
@@ -179,9 +179,8 @@ def test_a_socket_from_another_sites_page_is_refused_through_the_proxy(proxy: Pr
     token = proxy.site.manage("issue_token", "dan", "--create").strip()
     table = proxy.api("/api/tables", token, {"game": "part-du-chef", "seats": 2})
     url = proxy.base.replace("https://", "wss://") + f"/ws/tables/{table['id']}/"
-    context = ssl.create_default_context(cafile=str(proxy.certificate))
     with pytest.raises(InvalidStatus) as refused:
-        connect(url, origin="https://elsewhere.example", ssl=context, open_timeout=10)
+        connect(url, origin="https://elsewhere.example", ssl=proxy.context, open_timeout=10)
     assert refused.value.response.status_code == 403
 
 

@@ -26,15 +26,15 @@ GC_SETTINGS = ("GC_FREEZE", "GC_THRESHOLD", "GC_WHEN_IDLE", "GC_IDLE_THRESHOLD")
 
 
 def what_a_server_process_reports(
-    expression: str, *, unset: tuple[str, ...], env: dict[str, str]
+    expression: str, *, unset: tuple[str, ...], env: dict[str, str], imports: str = ""
 ) -> Any:
-    """``expression`` (of ``gc``, ``sys`` and ``c``, the collector module), as JSON, in a fresh
-    process that loaded the site's ASGI application (a process of its own: the collector and
-    the GIL are set for the whole process) with ``unset`` removed from its environment and
-    ``env`` added."""
+    """``expression`` (of ``gc``, ``sys`` and ``c``, the collector module, and of what
+    ``imports``, a statement, brings), as JSON, in a fresh process that loaded the site's ASGI
+    application (a process of its own: the collector, the GIL and the module-level settings are
+    set for the whole process) with ``unset`` removed from its environment and ``env`` added."""
     script = (
         "import gc, json, sys, pdc_site.asgi; from pdc_site import collector as c; "
-        f"print(json.dumps({expression}))"
+        f"{imports + '; ' if imports else ''}print(json.dumps({expression}))"
     )
     clean = {k: v for k, v in os.environ.items() if k not in unset}
     done = subprocess.run(

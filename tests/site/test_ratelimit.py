@@ -3,10 +3,6 @@ the tests move by hand; and who an anonymous caller is behind a trusted proxy.""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +10,7 @@ from hypothesis import strategies as st
 
 from bench.live import players_limits
 from games import api, ratelimit
+from tests.site.test_collector import what_a_server_process_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -147,30 +144,24 @@ def test_anonymous_api_callers_behind_a_proxy_have_a_limit_each(settings, monkey
     assert shared == [200, 200, 200, 429]
 
 
-LIMITS_SEEN = (
-    "from games import api, ratelimit; print(*api.CALLS_PER_WINDOW, *ratelimit.MOVES_PER_WINDOW)"
-)
+#: A player's limits, unset in a fresh process unless a test gives them.
+LIMIT_SETTINGS = ("API_CALLS_PER_MINUTE", "MOVES_PER_TEN_SECONDS")
 
 
-def limits_in_a_process(**env: str) -> list[str]:
+def limits_in_a_process(**env: str) -> list[int]:
     """A player's limits as a fresh process of the site reads them, with ``env`` set."""
-    names = ("API_CALLS_PER_MINUTE", "MOVES_PER_TEN_SECONDS")
-    base = {k: v for k, v in os.environ.items() if k not in names}
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-v", "0", "-c", LIMITS_SEEN],
-        env={**base, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
+    return what_a_server_process_reports(
+        "[*api.CALLS_PER_WINDOW, *ratelimit.MOVES_PER_WINDOW]",
+        unset=LIMIT_SETTINGS,
+        env=env,
+        imports="from games import api, ratelimit",
     )
-    return done.stdout.split()[-4:]
 
 
 def test_a_players_limits_are_300_calls_a_minute_and_30_moves_in_10_seconds_unless_set() -> None:
-    assert limits_in_a_process() == ["300", "60", "30", "10"]
+    assert limits_in_a_process() == [300, 60, 30, 10]
     set_ = limits_in_a_process(API_CALLS_PER_MINUTE="7", MOVES_PER_TEN_SECONDS="3")
-    assert set_ == ["7", "60", "3", "10"]
+    assert set_ == [7, 60, 3, 10]
 
 
 def test_the_live_bench_lifts_the_players_limits_only_when_it_saturates() -> None:
