@@ -14,6 +14,9 @@ du Chef tables, opens a socket for every seat, and offers moves through the JSON
 - ``--commit-floor``: after the floor, the committed floor (PostgreSQL only): the same echo, whose
   ``POST`` first saves the move in one durable statement, what never losing an accepted move
   costs by itself; its ratios to the floor and the site's to it are printed too.
+- ``--compare-processes ROUNDS`` (with ``--processes 2 --mode saturation``): saturation on the
+  first daphne alone and on both, taking turns ``ROUNDS`` times in this run, ``--duration`` each;
+  each round's ratio beside what the cores allowed it, the median ratio and the pooled one.
 - ``--level3-tables N``: the site phase runs twice, without and then with N more tables where
   three level-3 bots play (the worker's pool thinks for them; three sockets watch each), and it
   prints the measured tables' p50 and p99 in both (issue 13: a level-3 seat must not slow the
@@ -31,6 +34,8 @@ component, database connections at peak, memory.
 
     .venv/bin/python bench/live.py --tables 300 --period 10 --duration 60
     .venv/bin/python bench/live.py --mode saturation --tables 30 --duration 30 --processes 2
+    .venv/bin/python bench/live.py --mode saturation --tables 40 --duration 10 --processes 2 \
+        --compare-processes 8
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import contextlib
 import os
 import random
 import re
+import statistics
 import sys
 import tempfile
 import threading
@@ -1424,12 +1430,133 @@ def report_cpu_per_move(phase: Phase) -> None:
         f"{1000 * machine['steal'] / moves:.2f} ms"
     )
     others = run - daphnes
-    bound = cores / ((daphnes + others) / moves) if daphnes + others else 0.0
+    bound = carried_at_most(cores, daphnes / moves, others / moves)
     print(
         f"  D (the daphnes) {1000 * daphnes / moves:.2f} ms, X (the rest of this run) "
         f"{1000 * others / moves:.2f} ms per move: {cores} cores carry at most "
         f"{bound:.0f} moves/s; {1000 * rest / moves:.2f} ms per move outside the run"
     )
+
+
+def carried_at_most(cores: int, d: float, x: float) -> float:
+    """Moves a second that ``cores`` full cores carry at ``d`` + ``x`` CPU seconds a move."""
+    return cores / (d + x) if d + x else 0.0
+
+
+def d_and_x(phase: Phase) -> tuple[float, float]:
+    """A phase's CPU seconds per move: the daphnes' (D) and the rest of its run's (X), as
+    ``report_cpu_per_move`` prints them."""
+    parts, moves = phase.meter.parts, phase.tally.moves
+    daphnes = sum(seconds for name, seconds in parts.items() if name.startswith("daphne"))
+    run = sum(
+        seconds
+        for name, seconds in parts.items()
+        if name.startswith("daphne") or name in RUN_PARTS or name == PROXY
+    )
+    return daphnes / moves, (run - daphnes) / moves
+
+
+@dataclass
+class Slice:
+    """One slice of ``--compare-processes``: the processes it ran on and what they carried."""
+
+    processes: int
+    moves: int
+    seconds: float
+    d: float
+    x: float
+    busy: float
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.moves / self.seconds if self.seconds else 0.0
+
+
+def slice_of(phase: Phase, processes: int) -> Slice:
+    d, x = d_and_x(phase)
+    busy = phase.meter.machine["busy"] / phase.seconds
+    return Slice(processes, phase.tally.moves, phase.seconds, d, x, busy)
+
+
+def pooled_moves_per_second(slices: list[Slice]) -> float:
+    seconds = sum(part.seconds for part in slices)
+    return sum(part.moves for part in slices) / seconds if seconds else 0.0
+
+
+def comparison_lines(pairs: list[tuple[Slice, Slice]], cores: int) -> list[str]:
+    """Each round's one-process and two-process slices side by side, their ratio and the ratio
+    the cores allowed (the two processes' ``carried_at_most`` over one process's moves/s), then
+    the median of the rounds' ratios and the ratio of all the moves each side carried over its
+    time: the rounds alternate within one run, so a machine that drifts moves both sides alike,
+    and a slice the machine slowed weighs on the median less than on its round."""
+    lines = [
+        f"{'round':>5}  {'1 process: moves/s (D, X; busy)':>36}  "
+        f"{'2 processes: moves/s (D, X; busy)':>38}  {'2 / 1':>6}  {'cores allow':>11}"
+    ]
+    ratios = []
+    for number, (one, two) in enumerate(pairs, 1):
+        ratio = two.moves_per_second / one.moves_per_second if one.moves_per_second else 0.0
+        ceiling = carried_at_most(cores, two.d, two.x) / one.moves_per_second
+        ratios.append(ratio)
+        lines.append(
+            f"{number:>5}  {describe_slice(one):>36}  {describe_slice(two):>38}  "
+            f"{ratio:>6.2f}  {ceiling:>11.2f}"
+        )
+    if ratios:
+        lines.append(
+            f"two processes / one, median of {len(ratios)} rounds: "
+            f"{statistics.median(ratios):.2f} (each round: "
+            + ", ".join(f"{r:.2f}" for r in ratios)
+            + ")"
+        )
+        ones, twos = [one for one, _ in pairs], [two for _, two in pairs]
+        pooled_one, pooled_two = pooled_moves_per_second(ones), pooled_moves_per_second(twos)
+        lines.append(
+            f"all rounds together: {pooled_one:.1f} moves/s on one process, {pooled_two:.1f} on "
+            f"two: {pooled_two / pooled_one if pooled_one else 0.0:.2f}"
+        )
+    return lines
+
+
+def describe_slice(part: Slice) -> str:
+    return (
+        f"{part.moves_per_second:.1f} ({1000 * part.d:.2f}, {1000 * part.x:.2f} ms; "
+        f"{100 * part.busy:.0f}%)"
+    )
+
+
+def comparison_order(rounds: int) -> list[int]:
+    """The processes of each slice: one then two, then two then one, and so on, so that neither
+    side always runs first."""
+    order = []
+    for number in range(rounds):
+        order.extend((1, 2) if number % 2 == 0 else (2, 1))
+    return order
+
+
+def compare_processes(
+    args: argparse.Namespace, bases: list[str], components: dict, url: str | None
+) -> list[Phase]:
+    """``--compare-processes``: saturation slices on the first daphne alone and on both, taking
+    turns in this run, each with players and tables of its own; prints each round and the
+    median ratio, and returns every slice (its errors and problems count as the run's)."""
+    slices: dict[int, list[Slice]] = {1: [], 2: []}
+    phases = []
+    for index, processes in enumerate(comparison_order(args.compare_processes)):
+        players = create_players(SEATS * args.tables, f"c{index}p")
+        meter = CpuMeter(components, url)
+        phase = asyncio.run(measure_site(args, bases[:processes], players, meter))
+        phase.name = f"site, {processes} process{'es' if processes > 1 else ''}"
+        phases.append(phase)
+        slices[processes].append(slice_of(phase, processes))
+    print(
+        f"\n== two daphnes against one, in one run: {args.compare_processes} rounds of "
+        f"{args.duration:.0f} s each way, {args.tables} tables, saturation; the one-process "
+        f"slices use daphne 1 alone (daphne 2 idle)"
+    )
+    for line in comparison_lines(list(zip(slices[1], slices[2], strict=True)), os.cpu_count() or 1):
+        print(line)
+    return phases
 
 
 def print_ratios(upper: Tally, lower: Tally, name: str) -> None:
@@ -1590,6 +1717,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="run every daphne (the site's and the floor's) with -v 0: no access log line per request",
     )
+    parser.add_argument(
+        "--compare-processes",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="saturation on one daphne and on two, taking turns ROUNDS times in this run "
+        "(--duration each), and the ratio of each round and their median; needs --processes 2",
+    )
     parser.add_argument("--smoke", action="store_true", help="CI: 20 s, 10 tables, 1 move/s each")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -1598,6 +1733,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.no_floor or not os.environ.get("DATABASE_URL", "").startswith("postgres")
     ):
         parser.error("--commit-floor needs the floor and PostgreSQL (DATABASE_URL=postgres://…)")
+    if args.compare_processes:
+        if args.processes != 2 or args.mode != "saturation" or args.proxy or args.level3_tables:
+            parser.error(
+                "--compare-processes needs --processes 2 and --mode saturation, without "
+                "--proxy or --level3-tables"
+            )
+        args.no_floor = True
     return args
 
 
@@ -1656,6 +1798,15 @@ def main(argv: list[str] | None = None) -> int:
             if floors and args.commit_floor:
                 phases.append(measure_commit_floor(args, site, floor_bases, floor_components))
             url = site.env.get("DATABASE_URL")
+            if args.compare_processes:
+                phases = compare_processes(args, bases, components, url)
+                failed = any(p.problems or p.tally.errors or p.tally.missing for p in phases)
+                for problem in [p for phase in phases for p in phase.problems][:20]:
+                    print("PROBLEM:", problem)
+                if failed:
+                    print("FAILED: errors, missing pushes or wrong versions")
+                    print(site.log_text()[-3000:])
+                return 1 if failed else 0
             with ConnectionPeak(url) as peak:
                 meter = CpuMeter(components, url, peak)
                 phases.append(asyncio.run(measure_site(args, bases, players, meter)))

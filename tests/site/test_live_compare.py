@@ -1,0 +1,70 @@
+"""``bench/live.py --compare-processes``: one daphne and two measured in turns within one run, each
+round's ratio beside what the cores allowed it, and their median."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.live import Slice, carried_at_most, comparison_lines, comparison_order, parse_args
+
+
+def test_the_slices_take_turns_so_that_neither_side_always_runs_first():
+    assert comparison_order(3) == [1, 2, 2, 1, 1, 2]
+
+
+def test_two_cores_at_ten_ms_a_move_carry_two_hundred_moves_a_second():
+    assert carried_at_most(2, 0.008, 0.002) == pytest.approx(200.0)
+
+
+def test_each_round_gives_its_ratio_and_what_the_cores_allowed_then_the_median():
+    # Round 1: 100 → 160 moves/s (1.60); at 8 + 2 ms a move two cores allow 200, 2.00× of 100.
+    # Round 2: 110 → 154 (1.40); round 3: 120 → 180 (1.50). The median is round 3's 1.50.
+    # All together: (1,000 + 1,100 + 1,200) moves in 30 s against (1,600 + 1,540 + 1,800) in
+    # 30 s: 110.0 and 164.7 moves/s, 1.50.
+    pairs = [
+        (Slice(1, 1000, 10.0, 0.008, 0.003, 1.3), Slice(2, 1600, 10.0, 0.008, 0.002, 2.0)),
+        (Slice(1, 1100, 10.0, 0.008, 0.003, 1.3), Slice(2, 1540, 10.0, 0.009, 0.002, 2.0)),
+        (Slice(1, 1200, 10.0, 0.008, 0.003, 1.3), Slice(2, 1800, 10.0, 0.009, 0.002, 2.0)),
+    ]
+    lines = comparison_lines(pairs, cores=2)
+    first = lines[1].split()
+    assert first[0] == "1" and first[-2:] == ["1.60", "2.00"]
+    assert "100.0 (8.00, 3.00 ms; 130%)" in lines[1]
+    assert "160.0 (8.00, 2.00 ms; 200%)" in lines[1]
+    assert lines[2].split()[-2:] == ["1.40", "1.65"]  # 2 / 11 ms = 181.8 moves/s, over 110
+    assert (
+        lines[-2] == "two processes / one, median of 3 rounds: 1.50 (each round: 1.60, 1.40, 1.50)"
+    )
+    assert lines[-1] == "all rounds together: 110.0 moves/s on one process, 164.7 on two: 1.50"
+
+
+def test_a_slice_the_machine_slowed_weighs_on_the_pooled_ratio_by_its_moves_only():
+    # One process: 1,000 moves in 10 s, then 500 in 10 s (a slow slice); two: 1,600 and 1,600.
+    # Rounds 1.60 and 3.20; all together 75.0 against 160.0 moves/s, 2.13.
+    pairs = [
+        (Slice(1, 1000, 10.0, 0.008, 0.003, 1.3), Slice(2, 1600, 10.0, 0.008, 0.002, 2.0)),
+        (Slice(1, 500, 10.0, 0.016, 0.003, 1.3), Slice(2, 1600, 10.0, 0.008, 0.002, 2.0)),
+    ]
+    lines = comparison_lines(pairs, cores=2)
+    assert "(each round: 1.60, 3.20)" in lines[-2]
+    assert lines[-1].endswith("75.0 moves/s on one process, 160.0 on two: 2.13")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--processes", "1"],
+        ["--processes", "2", "--mode", "latency"],
+        ["--processes", "2", "--proxy"],
+        ["--processes", "2", "--level3-tables", "1"],
+    ],
+)
+def test_the_comparison_needs_two_daphnes_at_saturation_and_nothing_beside(extra):
+    argv = ["--compare-processes", "3", "--mode", "saturation", *extra]
+    with pytest.raises(SystemExit):
+        parse_args(argv)
+
+
+def test_the_comparison_measures_no_floor():
+    args = parse_args(["--compare-processes", "2", "--mode", "saturation", "--processes", "2"])
+    assert args.no_floor and args.compare_processes == 2
