@@ -1651,6 +1651,25 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         )
 
 
+def verdict(phases: list[Phase], site: LiveSite) -> int:
+    """The site log's markers, then the run's exit status: 1 when a phase had an error, a missing
+    push or a problem found by the checks (printed with the end of the site's log), else 0."""
+    log = site.log_text()
+    print("site log: " + ", ".join(f"{log.count(marker)} × {marker!r}" for marker in LOG_MARKERS))
+    problems = [p for phase in phases for p in phase.problems]
+    failed = problems or any(p.tally.errors or p.tally.missing for p in phases)
+    for problem in problems[:20]:
+        print("PROBLEM:", problem)
+    for phase in phases:
+        if phase.tally.errors or phase.tally.missing:
+            errors = ", ".join(f"{n}×{s}" for s, n in sorted(phase.tally.errors.items())) or "0"
+            print(f"{phase.name}: errors {errors}, missing pushes {phase.tally.missing}")
+    if failed:
+        print("FAILED: errors, missing pushes or wrong versions (see above)")
+        print(log[-3000:])
+    return 1 if failed else 0
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", choices=("latency", "saturation"), default="latency")
@@ -1799,14 +1818,7 @@ def main(argv: list[str] | None = None) -> int:
                 phases.append(measure_commit_floor(args, site, floor_bases, floor_components))
             url = site.env.get("DATABASE_URL")
             if args.compare_processes:
-                phases = compare_processes(args, bases, components, url)
-                failed = any(p.problems or p.tally.errors or p.tally.missing for p in phases)
-                for problem in [p for phase in phases for p in phase.problems][:20]:
-                    print("PROBLEM:", problem)
-                if failed:
-                    print("FAILED: errors, missing pushes or wrong versions")
-                    print(site.log_text()[-3000:])
-                return 1 if failed else 0
+                return verdict(compare_processes(args, bases, components, url), site)
             with ConnectionPeak(url) as peak:
                 meter = CpuMeter(components, url, peak)
                 phases.append(asyncio.run(measure_site(args, bases, players, meter)))
@@ -1820,19 +1832,7 @@ def main(argv: list[str] | None = None) -> int:
                 site_phases = [p for p in phases if p.name == "site"]
                 if site_phases:
                     report_traces(site.log_text(), site_phases[0].tally)
-            log = site.log_text()
-            print(
-                "site log: "
-                + ", ".join(f"{log.count(marker)} × {marker!r}" for marker in LOG_MARKERS)
-            )
-            problems = [p for phase in phases for p in phase.problems]
-            failed = problems or any(p.tally.errors or p.tally.missing for p in phases)
-            for problem in problems[:20]:
-                print("PROBLEM:", problem)
-            if failed:
-                print("FAILED: errors, missing pushes or wrong versions (see above)")
-                print(site.log_text()[-3000:])
-            return 1 if failed else 0
+            return verdict(phases, site)
         finally:
             site.close()
 

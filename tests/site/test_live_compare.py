@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from bench.live import Slice, carried_at_most, comparison_lines, comparison_order, parse_args
+from bench.live import (
+    Phase,
+    Slice,
+    Tally,
+    carried_at_most,
+    comparison_lines,
+    comparison_order,
+    parse_args,
+    verdict,
+)
 
 
 def test_the_slices_take_turns_so_that_neither_side_always_runs_first():
@@ -68,3 +77,30 @@ def test_the_comparison_needs_two_daphnes_at_saturation_and_nothing_beside(extra
 def test_the_comparison_measures_no_floor():
     args = parse_args(["--compare-processes", "2", "--mode", "saturation", "--processes", "2"])
     assert args.no_floor and args.compare_processes == 2
+
+
+class SiteLog:
+    def log_text(self) -> str:
+        return "HTTP POST /api/tables/1/moves 200\n"
+
+
+def slice_phase(name: str, missing: int = 0, errors: dict | None = None) -> Phase:
+    tally = Tally(moves=100, missing=missing)
+    tally.errors.update(errors or {})
+    return Phase(name, tally, 10.0, {}, [])
+
+
+def test_a_run_whose_slices_carried_every_move_and_push_exits_zero(capsys):
+    phases = [slice_phase("site, 1 process"), slice_phase("site, 2 processes")]
+    assert verdict(phases, SiteLog()) == 0
+    assert "FAILED" not in capsys.readouterr().out
+
+
+def test_one_slice_with_a_missing_push_or_an_error_fails_the_whole_run(capsys):
+    phases = [slice_phase("site, 1 process"), slice_phase("site, 2 processes", missing=1)]
+    assert verdict(phases, SiteLog()) == 1
+    out = capsys.readouterr().out
+    assert "site, 2 processes: errors 0, missing pushes 1" in out and "FAILED" in out
+    phases = [slice_phase("site, 1 process", errors={500: 2}), slice_phase("site, 2 processes")]
+    assert verdict(phases, SiteLog()) == 1
+    assert "site, 1 process: errors 2×500, missing pushes 0" in capsys.readouterr().out
