@@ -52,6 +52,20 @@ def isolated_channel_layer(settings):
 
 
 @pytest.fixture(autouse=True)
+def shared_threads_connection_given_back():
+    """An async test that sets up rows through ``sync_to_async`` (thread-sensitive, outside any
+    request) runs them in asgiref's one shared thread, which nothing closes after: that thread
+    kept its pooled PostgreSQL connection to the end of the run, and the test database could not
+    be dropped (``filterwarnings`` in ``pyproject.toml`` makes that an error). The site itself
+    gives connections back after each request and each ``database_sync_to_async`` call."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+@pytest.fixture(autouse=True)
 def english_unless_asked():
     """A request in another language leaves that language active in the thread: each test starts
     in the default language, as a new request would."""
