@@ -1753,10 +1753,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ):
         parser.error("--commit-floor needs the floor and PostgreSQL (DATABASE_URL=postgres://…)")
     if args.compare_processes:
-        if args.processes != 2 or args.mode != "saturation" or args.proxy or args.level3_tables:
+        beside = args.proxy or args.level3_tables or args.idle or args.commit_floor
+        if args.processes != 2 or args.mode != "saturation" or beside:
             parser.error(
                 "--compare-processes needs --processes 2 and --mode saturation, without "
-                "--proxy or --level3-tables"
+                "--proxy, --level3-tables, --idle or --commit-floor"
             )
         args.no_floor = True
     return args

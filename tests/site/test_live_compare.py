@@ -66,6 +66,7 @@ def test_a_slice_the_machine_slowed_weighs_on_the_pooled_ratio_by_its_moves_only
         ["--processes", "2", "--mode", "latency"],
         ["--processes", "2", "--proxy"],
         ["--processes", "2", "--level3-tables", "1"],
+        ["--processes", "2", "--idle", "100"],
     ],
 )
 def test_the_comparison_needs_two_daphnes_at_saturation_and_nothing_beside(extra):
@@ -104,3 +105,11 @@ def test_one_slice_with_a_missing_push_or_an_error_fails_the_whole_run(capsys):
     phases = [slice_phase("site, 1 process", errors={500: 2}), slice_phase("site, 2 processes")]
     assert verdict(phases, SiteLog()) == 1
     assert "site, 1 process: errors 2×500, missing pushes 0" in capsys.readouterr().out
+
+
+def test_the_comparison_refuses_the_committed_floor_it_would_not_measure(monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/any")
+    argv = ["--compare-processes", "2", "--mode", "saturation", "--processes", "2"]
+    parse_args(argv)
+    with pytest.raises(SystemExit):
+        parse_args([*argv, "--commit-floor"])
