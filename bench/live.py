@@ -1406,12 +1406,9 @@ def report_cpu_per_move(phase: Phase) -> None:
         f"CPU per move during {phase.name} ({moves} moves; the machine's {cores} cores busy "
         f"{machine['busy']:.1f} s of {cores * phase.seconds:.1f} s, /proc/stat):"
     )
-    daphnes = sum(seconds for name, seconds in parts.items() if name.startswith("daphne"))
-    run = 0.0
     for name, seconds in parts.items():
-        if name.startswith("daphne") or name in RUN_PARTS or name == PROXY:
+        if in_run(name):
             print(line(name, seconds))
-            run += seconds
     rest = 0.0
     for name in OUTSIDE_PARTS:
         print(line(name, parts[name]))
@@ -1429,11 +1426,11 @@ def report_cpu_per_move(phase: Phase) -> None:
         f"{1000 * machine['interrupts'] / moves:.2f} ms; stolen by the hypervisor "
         f"{1000 * machine['steal'] / moves:.2f} ms"
     )
-    others = run - daphnes
-    bound = carried_at_most(cores, daphnes / moves, others / moves)
+    d, x = d_and_x(phase)
+    bound = carried_at_most(cores, d, x)
     print(
-        f"  D (the daphnes) {1000 * daphnes / moves:.2f} ms, X (the rest of this run) "
-        f"{1000 * others / moves:.2f} ms per move: {cores} cores carry at most "
+        f"  D (the daphnes) {1000 * d:.2f} ms, X (the rest of this run) "
+        f"{1000 * x:.2f} ms per move: {cores} cores carry at most "
         f"{bound:.0f} moves/s; {1000 * rest / moves:.2f} ms per move outside the run"
     )
 
@@ -1443,24 +1440,27 @@ def carried_at_most(cores: int, d: float, x: float) -> float:
     return cores / (d + x) if d + x else 0.0
 
 
+def in_run(name: str) -> bool:
+    """Whether the meter's part ``name`` is one of this run's components (the daphnes, D, or
+    the rest of the run, X) rather than outside it."""
+    return name.startswith("daphne") or name in RUN_PARTS or name == PROXY
+
+
 def d_and_x(phase: Phase) -> tuple[float, float]:
-    """A phase's CPU seconds per move: the daphnes' (D) and the rest of its run's (X), as
-    ``report_cpu_per_move`` prints them."""
+    """A phase's CPU seconds per move: the daphnes' (D) and the rest of its run's (X); none for
+    a phase that carried no move."""
     parts, moves = phase.meter.parts, phase.tally.moves
+    if not moves:
+        return 0.0, 0.0
     daphnes = sum(seconds for name, seconds in parts.items() if name.startswith("daphne"))
-    run = sum(
-        seconds
-        for name, seconds in parts.items()
-        if name.startswith("daphne") or name in RUN_PARTS or name == PROXY
-    )
+    run = sum(seconds for name, seconds in parts.items() if in_run(name))
     return daphnes / moves, (run - daphnes) / moves
 
 
 @dataclass
 class Slice:
-    """One slice of ``--compare-processes``: the processes it ran on and what they carried."""
+    """One slice of ``--compare-processes``: what its daphnes carried, at what CPU a move."""
 
-    processes: int
     moves: int
     seconds: float
     d: float
@@ -1472,10 +1472,10 @@ class Slice:
         return self.moves / self.seconds if self.seconds else 0.0
 
 
-def slice_of(phase: Phase, processes: int) -> Slice:
+def slice_of(phase: Phase) -> Slice:
     d, x = d_and_x(phase)
     busy = phase.meter.machine["busy"] / phase.seconds
-    return Slice(processes, phase.tally.moves, phase.seconds, d, x, busy)
+    return Slice(phase.tally.moves, phase.seconds, d, x, busy)
 
 
 def pooled_moves_per_second(slices: list[Slice]) -> float:
@@ -1495,8 +1495,9 @@ def comparison_lines(pairs: list[tuple[Slice, Slice]], cores: int) -> list[str]:
     ]
     ratios = []
     for number, (one, two) in enumerate(pairs, 1):
-        ratio = two.moves_per_second / one.moves_per_second if one.moves_per_second else 0.0
-        ceiling = carried_at_most(cores, two.d, two.x) / one.moves_per_second
+        one_carried = one.moves_per_second
+        ratio = two.moves_per_second / one_carried if one_carried else 0.0
+        ceiling = carried_at_most(cores, two.d, two.x) / one_carried if one_carried else 0.0
         ratios.append(ratio)
         lines.append(
             f"{number:>5}  {describe_slice(one):>36}  {describe_slice(two):>38}  "
@@ -1548,7 +1549,7 @@ def compare_processes(
         phase = asyncio.run(measure_site(args, bases[:processes], players, meter))
         phase.name = f"site, {processes} process{'es' if processes > 1 else ''}"
         phases.append(phase)
-        slices[processes].append(slice_of(phase, processes))
+        slices[processes].append(slice_of(phase))
     print(
         f"\n== two daphnes against one, in one run: {args.compare_processes} rounds of "
         f"{args.duration:.0f} s each way, {args.tables} tables, saturation; the one-process "
@@ -1798,7 +1799,8 @@ def main(argv: list[str] | None = None) -> int:
                     for i in range(len(webs))
                 ]
             prepare_django(site)
-            players = create_players(SEATS * args.tables, "p")
+            # The comparison makes the players of each slice itself.
+            players = [] if args.compare_processes else create_players(SEATS * args.tables, "p")
             IDLE_PLAYERS.extend(create_players(args.idle, "idle"))
             LEVEL3_HOSTS.extend(create_players(args.level3_tables, "l3host"))
             floor_bases = [url for url, _pid in floors]

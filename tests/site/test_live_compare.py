@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 
 from bench.live import (
+    PROXY,
     Phase,
     Slice,
     Tally,
     carried_at_most,
     comparison_lines,
     comparison_order,
+    d_and_x,
     parse_args,
     verdict,
 )
@@ -31,9 +33,9 @@ def test_each_round_gives_its_ratio_and_what_the_cores_allowed_then_the_median()
     # All together: (1,000 + 1,100 + 1,200) moves in 30 s against (1,600 + 1,540 + 1,800) in
     # 30 s: 110.0 and 164.7 moves/s, 1.50.
     pairs = [
-        (Slice(1, 1000, 10.0, 0.008, 0.003, 1.3), Slice(2, 1600, 10.0, 0.008, 0.002, 2.0)),
-        (Slice(1, 1100, 10.0, 0.008, 0.003, 1.3), Slice(2, 1540, 10.0, 0.009, 0.002, 2.0)),
-        (Slice(1, 1200, 10.0, 0.008, 0.003, 1.3), Slice(2, 1800, 10.0, 0.009, 0.002, 2.0)),
+        (Slice(1000, 10.0, 0.008, 0.003, 1.3), Slice(1600, 10.0, 0.008, 0.002, 2.0)),
+        (Slice(1100, 10.0, 0.008, 0.003, 1.3), Slice(1540, 10.0, 0.009, 0.002, 2.0)),
+        (Slice(1200, 10.0, 0.008, 0.003, 1.3), Slice(1800, 10.0, 0.009, 0.002, 2.0)),
     ]
     lines = comparison_lines(pairs, cores=2)
     first = lines[1].split()
@@ -51,8 +53,8 @@ def test_a_slice_the_machine_slowed_weighs_on_the_pooled_ratio_by_its_moves_only
     # One process: 1,000 moves in 10 s, then 500 in 10 s (a slow slice); two: 1,600 and 1,600.
     # Rounds 1.60 and 3.20; all together 75.0 against 160.0 moves/s, 2.13.
     pairs = [
-        (Slice(1, 1000, 10.0, 0.008, 0.003, 1.3), Slice(2, 1600, 10.0, 0.008, 0.002, 2.0)),
-        (Slice(1, 500, 10.0, 0.016, 0.003, 1.3), Slice(2, 1600, 10.0, 0.008, 0.002, 2.0)),
+        (Slice(1000, 10.0, 0.008, 0.003, 1.3), Slice(1600, 10.0, 0.008, 0.002, 2.0)),
+        (Slice(500, 10.0, 0.016, 0.003, 1.3), Slice(1600, 10.0, 0.008, 0.002, 2.0)),
     ]
     lines = comparison_lines(pairs, cores=2)
     assert "(each round: 1.60, 3.20)" in lines[-2]
@@ -113,3 +115,30 @@ def test_the_comparison_refuses_the_committed_floor_it_would_not_measure(monkeyp
     parse_args(argv)
     with pytest.raises(SystemExit):
         parse_args([*argv, "--commit-floor"])
+
+
+class Parts:
+    def __init__(self, parts: dict[str, float]) -> None:
+        self.parts = parts
+
+
+def test_d_is_the_daphnes_and_x_the_rest_of_the_run_per_move_not_what_lies_outside_it():
+    # 100 moves. D: daphnes 0.5 + 0.3 s → 8 ms. X: the site's backends 0.1, Redis 0.03, the load
+    # generator 0.05, nginx 0.02 s → 2 ms. Other programs, an idle floor: neither.
+    phase = slice_phase("site")
+    phase.meter = Parts(
+        {
+            "daphne 1": 0.5,
+            "daphne 2": 0.3,
+            "postgres: the site's backends": 0.1,
+            "redis": 0.03,
+            "load generator": 0.05,
+            PROXY: 0.02,
+            "other programs": 4.0,
+            "floor 1 (idle)": 1.0,
+        }
+    )
+    d, x = d_and_x(phase)
+    assert (d, x) == (pytest.approx(0.008), pytest.approx(0.002))
+    phase.tally.moves = 0
+    assert d_and_x(phase) == (0.0, 0.0)
