@@ -301,7 +301,9 @@ def load_and_render(
     if snapshot is None:
         return None, {}
     behind = {key: viewer for key, viewer, sent in viewers if sent < snapshot.version}
-    return snapshot, parts_for_viewers(snapshot, behind)
+    rendered = parts_for_viewers(snapshot, behind)
+    published.offer_read(snapshot)
+    return snapshot, rendered
 
 
 class RenderRound:

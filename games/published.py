@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -77,12 +78,47 @@ def _read(match: Match, seats: list[Seat]) -> rendering.TableSnapshot:
     with _reads_lock:
         previous = _reads.get(match.pk)
     snapshot = rendering.snapshot_of(match, previous, seats)
+    _keep(snapshot, lambda kept: kept.version <= snapshot.version)
+    return snapshot
+
+
+def offer_read(snapshot: rendering.TableSnapshot) -> None:
+    """A read of a table made and rendered by this process's sockets
+    (``consumers.load_and_render``), kept as the last read of it when this process has none as
+    new: the first change of the table published here then reads and renders only what changed
+    since, as every later one does, instead of the whole table (two queries and every move's
+    sentence: 3 ms more of the push at 300 tables, in a sixth of the moves of a minute's run).
+    Called in the thread that made and rendered the read, before it renders from it again: a
+    copy is kept, with a memo of its own (its match is the read's: a read of the sockets keeps
+    no seats on it for ``rendering.let_go`` to take)."""
+    if not enabled():
+        return
+    with _reads_lock:
+        kept = _reads.get(snapshot.match.pk)
+    if kept is not None and kept.version >= snapshot.version:
+        return
+    copy = rendering.TableSnapshot(
+        snapshot.match,
+        dict(snapshot.seats),
+        list(snapshot.rows),
+        list(snapshot.invited),
+        rendering.copied_memo(snapshot.memo),
+    )
+    _keep(copy, lambda kept: kept.version < copy.version)
+
+
+def _keep(
+    snapshot: rendering.TableSnapshot, replaces: Callable[[rendering.TableSnapshot], bool]
+) -> None:
+    """Keep ``snapshot`` as the last read of its table, in place of the one kept now if there is
+    none or ``replaces`` says so; the reads no longer kept let go of their match."""
+    pk = snapshot.match.pk
     replaced: list[rendering.TableSnapshot] = []
     with _reads_lock:
-        kept = _reads.get(match.pk)
-        if kept is None or kept.version <= snapshot.version:
-            _reads[match.pk] = snapshot
-            _reads.move_to_end(match.pk)
+        kept = _reads.get(pk)
+        if kept is None or replaces(kept):
+            _reads[pk] = snapshot
+            _reads.move_to_end(pk)
             if kept is not None:
                 replaced.append(kept)
         while len(_reads) > KEPT_READS:
@@ -90,7 +126,6 @@ def _read(match: Match, seats: list[Seat]) -> rendering.TableSnapshot:
     for old in replaced:
         if old.match is not snapshot.match:
             rendering.let_go(old)
-    return snapshot
 
 
 def _candidates(match: Match, seats: list[Seat]) -> dict[str, tuple[int | None, str | None, str]]:

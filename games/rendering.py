@@ -200,6 +200,16 @@ def kept_memo(memo: dict[tuple, Any]) -> dict[tuple, Any]:
     return {key: value for key, value in memo.items() if key[0] in KEPT_MEMO}
 
 
+def copied_memo(memo: dict[tuple, Any]) -> dict[tuple, Any]:
+    """``kept_memo`` for a read that another thread will go on from: the entries that renders
+    fill in place (the sentences of moves, a dict) are copied, so that neither read's renders
+    write into what the other's are reading."""
+    return {
+        key: dict(value) if isinstance(value, dict) else value
+        for key, value in kept_memo(memo).items()
+    }
+
+
 def seats_of(match: Match) -> list[Seat]:
     """The seats of ``match`` with their players: the ones read with it when it was read with
     them (a move reads them with the match's lock and changes no seat), else one query."""
