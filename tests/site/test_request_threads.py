@@ -584,5 +584,5 @@ async def test_the_site_serves_as_many_requests_at_once_as_its_setting_says():
 
     from pdc_site.asgi import request_threads
 
-    assert settings.REQUEST_THREADS_AT_ONCE == 2
+    assert settings.REQUEST_THREADS_AT_ONCE == 3
     assert request_threads.places.free._value == settings.REQUEST_THREADS_AT_ONCE
