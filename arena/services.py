@@ -400,7 +400,10 @@ def _make_active(entry: Entry) -> None:
 # --- the end of an arena match ------------------------------------------------------------------
 def arena_match_ended(sender: Any, match: Match, **kwargs: Any) -> None:
     """The ``match_ended`` receiver, inside the transaction that ends the match: a finished arena
-    match scores; an aborted one scores nothing and its players wait to be seated again."""
+    match scores; an aborted one scores nothing and its players wait to be seated again.
+    Arena tables are ranked, and a match keeps its mode: a friendly match's end reads nothing."""
+    if match.mode != Match.Mode.RANKED:
+        return
     status = Match.objects.filter(pk=match.pk).values_list("status", flat=True).first()
     if status in (Match.Status.FINISHED, Match.Status.ABORTED):
         pause_away_players(match)

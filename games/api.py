@@ -165,8 +165,9 @@ def _match_or_404(match_id: int, user: Any, invite: str | None = None) -> Match:
 
 
 # --- representations ---------------------------------------------------------------------------
-def table_json(match: Match, user: Any) -> dict[str, Any]:
-    """The table as ``user`` may see it (spec/api.md)."""
+def table_json(match: Match, user: Any, ended_now: bool = False) -> dict[str, Any]:
+    """The table as ``user`` may see it (spec/api.md). ``ended_now``: the match ended in this
+    request, so nobody has asked for its rematch nor the worker analysed it yet (not read)."""
     engine = services.engine_for(match)
     seat = services.seat_of(match, user)
     you = seat.index if seat else None
@@ -199,14 +200,14 @@ def table_json(match: Match, user: Any) -> dict[str, Any]:
         "you": you,
         "deadline": match.deadline.isoformat() if match.deadline else None,
         "end_reason": match.end_reason or None,
-        "rematch": _rematch_id(match),
+        "rematch": None if ended_now else _rematch_id(match),
         "view": None,
     }
     if seat is not None and match.private:
         data["invite"] = match.invite_code
     if match.status == Match.Status.FINISHED:
         # The analysis after the game exists only once the match is over (never while it runs).
-        data["analysis"] = analysis.as_json(analysis.for_match(match))
+        data["analysis"] = analysis.as_json(None if ended_now else analysis.for_match(match))
     if match.state is not None:
         data["to_move"] = [s for s in engine.to_move(match.state) if s != CHANCE]
         data["view"] = engine.view(match.state, you)
@@ -359,8 +360,9 @@ def moves(request: HttpRequest, user: Any, match_id: int) -> JsonResponse:
     if not _move_allowed(request, user):
         raise ApiError(_("Too many moves: slow down."), 429)
     match = services.play(match_id, user, data["move"], data["version"])
-    # The match as the move left it, with its seats: what a read of it now would give.
-    return JsonResponse(table_json(match, user))
+    # The match as the move left it, with its seats: what a read of it now would give. Only a
+    # playing match takes a move, so one that is over now was ended by this one.
+    return JsonResponse(table_json(match, user, ended_now=match.is_over))
 
 
 @endpoint("GET")

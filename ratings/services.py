@@ -22,7 +22,10 @@ def rate_finished_match(sender: Any, match: Match, **kwargs: Any) -> None:
     """The ``match_ended`` receiver: one RatingChange per player of a rated match, exactly once.
     It reads the match as ``end_match`` saved it, inside the transaction that ends it with the
     match row locked, so two enders cannot both get here; the unique constraint on (match, user)
-    refuses a second rating even if one did."""
+    refuses a second rating even if one did. A match keeps its mode, so a friendly one is left
+    before any read."""
+    if match.mode != Match.Mode.RANKED:
+        return
     match = Match.objects.get(pk=match.pk)
     if not is_rated(match) or RatingChange.objects.filter(match=match).exists():
         return

@@ -31,6 +31,11 @@ pytestmark = pytest.mark.django_db
 POST_QUERIES = 4
 #: The same with the token remembered by the process.
 POST_QUERIES_TOKEN_KNOWN = 3
+#: The move that ends a friendly match: the token, the locked match, the seats' scores and
+#: ranks (one statement for them all), one insert of its moves, one update of the match. Nothing
+#: else is read: ratings and arenas leave friendly matches alone, and a match that has just
+#: ended has no rematch nor analysis yet (eleven queries before they knew it).
+POST_QUERIES_ENDING = 5
 #: The table: the token, the match with its seats and their players.
 GET_QUERIES = 2
 GET_QUERIES_TOKEN_KNOWN = 1
@@ -119,6 +124,24 @@ def test_a_moves_answer_is_the_table_a_look_right_after_it_gives(mode):
                 if each["clock"]:  # counts down between the two
                     each["clock"]["seconds_left"] = None
         assert answer == look
+
+
+def test_the_move_that_ends_a_friendly_match_takes_a_few_queries(settings):
+    settings.API_TOKEN_CACHE = False
+    match, users = started_table(players=3)
+    engine = get_engine(match.game)
+    client, rng, headers = Client(), random.Random(7), headers_for(users)
+    while True:
+        seat = engine.to_move(match.state)[0]
+        move = engine.random_move(match.state, seat, rng)
+        with CaptureQueriesContext(connection) as post:
+            answer = post_move(client, match.pk, match.version, move, headers[seat]).json()
+        match = Match.objects.get(pk=match.pk)
+        if not match.is_playing:
+            break
+    assert answer["status"] == "finished"
+    assert (answer["rematch"], answer["analysis"]) == (None, {"ready": False})
+    assert data_queries(post) == POST_QUERIES_ENDING, [q["sql"][:90] for q in post.captured_queries]
 
 
 def test_a_moves_answer_at_the_end_of_the_match_is_the_finished_table():

@@ -151,3 +151,26 @@ def test_players_read_why_a_table_was_called_off(monkeypatch):
     assert str(Match.EndReason.FAILED.label) in html
     table = Client().get(f"/api/tables/{match.pk}").json()
     assert table["status"] == "aborted" and table["end_reason"] == "failed"
+
+
+@pytest.mark.parametrize("ending", ["played out", "everyone left"])
+def test_a_friendly_match_s_end_asks_nothing_of_ratings_and_arenas(
+    ending, django_assert_num_queries
+):
+    """Friendly matches are never rated nor arena tables (arena tables are ranked, and a match
+    keeps its mode), so the end of one costs their receivers no query."""
+    from arena.services import arena_match_ended
+    from ratings.services import rate_finished_match
+
+    match = ENDINGS[ending][0]()
+    assert match.mode == Match.Mode.FRIENDLY
+    with django_assert_num_queries(0):
+        rate_finished_match(Match, match=match)
+        arena_match_ended(Match, match=match)
+
+
+def test_a_ranked_match_s_end_is_still_rated():
+    """The other side of the test above: a ranked match's end is rated."""
+    match, users = started_table(players=2, mode="ranked")
+    play_to_the_end(match, users)
+    assert RatingChange.objects.filter(match=match).count() == 2
