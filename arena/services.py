@@ -404,13 +404,16 @@ def arena_match_ended(sender: Any, match: Match, **kwargs: Any) -> None:
     Arena tables are ranked, and a match keeps its mode: a friendly match's end reads nothing."""
     if match.mode != Match.Mode.RANKED:
         return
+    table = ArenaMatch.objects.filter(match_id=match.pk).first()
+    if table is None:  # a ranked match outside any arena: one read
+        return
     status = Match.objects.filter(pk=match.pk).values_list("status", flat=True).first()
     if status in (Match.Status.FINISHED, Match.Status.ABORTED):
-        pause_away_players(match)
+        pause_away_players(match, table)
     if status == Match.Status.FINISHED:
         record_match_result(match)
     elif status == Match.Status.ABORTED:
-        free_players(match)
+        free_players(match, table)
 
 
 def seats_not_played(match: Match) -> list[Seat]:
@@ -429,14 +432,15 @@ def seats_not_played(match: Match) -> list[Seat]:
     ]
 
 
-def pause_away_players(match: Match) -> None:
+def pause_away_players(match: Match, table: ArenaMatch | None = None) -> None:
     """Arenas seat only players who are there: a player who did not play this arena table and
     has no arena page or table open is paused, with the reason, which their arena page tells
     them when they come back. (Otherwise the arena seats them again and again at tables that are
-    called off, each shown to the others as waiting for them.)"""
+    called off, each shown to the others as waiting for them.) ``table``: the match's arena
+    table when the caller has read it."""
     from players.presence import is_at_play
 
-    table = ArenaMatch.objects.filter(match_id=match.pk).first()
+    table = table or ArenaMatch.objects.filter(match_id=match.pk).first()
     if table is None:
         return
     away = [s.user_id for s in seats_not_played(match) if not is_at_play(s.user_id)]
@@ -449,9 +453,10 @@ def pause_away_players(match: Match) -> None:
         changed(table.tournament_id)
 
 
-def free_players(match: Match) -> None:
-    """The players of an aborted arena table start waiting now (those who still want to play)."""
-    table = ArenaMatch.objects.filter(match_id=match.pk).first()
+def free_players(match: Match, table: ArenaMatch | None = None) -> None:
+    """The players of an aborted arena table start waiting now (those who still want to play).
+    ``table``: the match's arena table when the caller has read it."""
+    table = table or ArenaMatch.objects.filter(match_id=match.pk).first()
     if table is None:
         return
     freed = Entry.objects.filter(

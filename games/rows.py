@@ -381,43 +381,51 @@ def save_match(match: Match) -> None:
 
 
 @cache
-def _update_seats(alias: str, vendor: str, fields: tuple[str, ...]) -> tuple[str, tuple[Any, ...]]:
-    """``UPDATE`` of a seat's ``fields`` by its key (``%s``: their values, then the key), and
-    the fields (one statement per set of fields, database and process)."""
+def _update_statement(
+    model: type[Model], alias: str, vendor: str, fields: tuple[str, ...]
+) -> tuple[str, tuple[Any, ...]]:
+    """``UPDATE`` of a row's ``fields`` by its key (``%s``: their values, then the key), and
+    the fields (one statement per model, set of fields, database and process)."""
     quote = connections[alias].ops.quote_name
-    table = quote(Seat._meta.db_table)
-    chosen = tuple(Seat._meta.get_field(name) for name in fields)
+    table = quote(model._meta.db_table)
+    chosen = tuple(model._meta.get_field(name) for name in fields)
     sql = (
         f"UPDATE {table} SET "
         + ", ".join(f"{quote(f.column)} = %s" for f in chosen)
-        + f" WHERE {table}.{quote(Seat._meta.pk.column)} = %s"
+        + f" WHERE {table}.{quote(model._meta.pk.column)} = %s"
     )
     return sql, chosen
 
 
-def save_seats(seats: Sequence[Seat], fields: Sequence[str], *, signals: bool = True) -> None:
-    """``seat.save(update_fields=fields)`` for each of ``seats`` (read from the database, their
-    match locked, so their rows are there), in one statement built once and run for them all in
+def save_rows(rows: Sequence[Model], fields: Sequence[str], *, signals: bool = True) -> None:
+    """``row.save(update_fields=fields)`` for each of ``rows`` (of one model, read from the
+    database and locked, so they are there), in one statement built once and run for them all in
     one round trip. ``signals``: as ``save()``, so with a ``pre_save`` or ``post_save`` receiver
-    for seats (none today) each is ``seat.save(update_fields=fields)`` itself; False: as
-    ``bulk_update``, which sends none."""
-    if not seats:
+    for the model each is ``row.save(update_fields=fields)`` itself; False: as ``bulk_update``,
+    which sends none (and builds a ``CASE`` for every field and row, dearer in the ORM)."""
+    if not rows:
         return
-    if signals and (pre_save.has_listeners(Seat) or post_save.has_listeners(Seat)):
-        for seat in seats:
-            seat.save(update_fields=list(fields))
+    model = type(rows[0])
+    if signals and (pre_save.has_listeners(model) or post_save.has_listeners(model)):
+        for row in rows:
+            row.save(update_fields=list(fields))
         return
-    alias = router.db_for_write(Seat, instance=seats[0])
+    alias = router.db_for_write(model, instance=rows[0])
     connection = connections[alias]
-    sql, chosen = _update_seats(alias, connection.vendor, tuple(fields))
+    sql, chosen = _update_statement(model, alias, connection.vendor, tuple(fields))
     params = [
-        [*(f.get_db_prep_save(f.pre_save(seat, False), connection) for f in chosen), seat.pk]
-        for seat in seats
+        [*(f.get_db_prep_save(f.pre_save(row, False), connection) for f in chosen), row.pk]
+        for row in rows
     ]
     with _cursor(connection) as cursor:
         cursor.executemany(sql, params)
-    for seat in seats:
-        seat._state.db = alias
+    for row in rows:
+        row._state.db = alias
+
+
+def save_seats(seats: Sequence[Seat], fields: Sequence[str], *, signals: bool = True) -> None:
+    """``save_rows`` for a match's seats (its match locked)."""
+    save_rows(seats, fields, signals=signals)
 
 
 def commits_with_last_write(alias: str) -> bool:

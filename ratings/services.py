@@ -7,6 +7,7 @@ from typing import Any
 from django.utils import timezone
 
 from games.models import Match
+from games.rows import save_rows
 
 from .elo import rating_deltas
 from .models import Rating, RatingChange
@@ -44,7 +45,8 @@ def rate_finished_match(sender: Any, match: Match, **kwargs: Any) -> None:
         rating.matches += 1
         rating.wins += 1 if seat.rank == 1 else 0
         rating.updated_at = now
-        rating.save(update_fields=["value", "matches", "wins", "updated_at"])
+    # Every player's rating in one statement and one round trip (the rows are locked).
+    save_rows([ratings[seat.user_id] for seat in seats], ["value", "matches", "wins", "updated_at"])
     RatingChange.objects.bulk_create(
         RatingChange(
             match=match,

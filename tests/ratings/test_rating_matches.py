@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import services, worker
@@ -32,6 +33,24 @@ def test_a_ranked_match_writes_one_change_per_player_and_moves_ratings():
         assert change.before == 1500.0
         assert rating.matches == 1
     assert sum(c.delta for c in changes) == pytest.approx(0)
+
+
+def test_the_players_ratings_are_written_in_one_statement_with_their_wins():
+    match, users = started_table(players=3, mode="ranked")
+    rng = random.Random(2)
+    while True:
+        with CaptureQueriesContext(connection) as captured:
+            match = play_one_move(match, users, rng)
+        if not match.is_playing:
+            break
+    writes = [q["sql"] for q in captured.captured_queries if 'UPDATE "ratings_rating"' in q["sql"]]
+    assert len(writes) == 1
+    winners = {s.user_id for s in match.seats.all() if s.rank == 1}
+    for rating in Rating.objects.filter(game=match.game):
+        change = RatingChange.objects.get(match=match, user_id=rating.user_id)
+        assert (rating.value, rating.matches) == (pytest.approx(change.after), 1)
+        assert rating.wins == (1 if rating.user_id in winners else 0)
+        assert rating.updated_at == change.created_at
 
 
 def test_a_friendly_match_leaves_every_rating_untouched():
