@@ -6,12 +6,17 @@ Run: ``.venv/bin/python bench/bench_move_request.py`` (half a minute). With ``DA
 it runs on PostgreSQL, in a fresh database that it drops afterwards (SQLite otherwise);
 ``REDIS_URL`` puts the rate limits in Redis as on the live site. ``--profile`` prints where the
 POST's CPU time goes (cProfile, cumulative). Medians of wall time and of this process's CPU time
-(what a daphne process would spend; the database's own CPU is not in it).
+(what a daphne process would spend; the database's own CPU is not in it). ``--endings N`` then
+times the ``POST`` of N moves that end a match, friendly and ranked (new tables opened as the
+matches end), beside the other moves of the same matches, and counts one of them's queries.
+Without daphne the doorbell is rung before the answer, through ``async_to_sync``: in every
+``POST`` timed here alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import statistics
@@ -37,6 +42,9 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=MOVES)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--queries", action="store_true", help="print the SQL of one move")
+    parser.add_argument(
+        "--endings", type=int, default=0, help="time N moves that end a match, in each mode"
+    )
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith("postgres"):
@@ -79,7 +87,41 @@ def run(args: argparse.Namespace) -> int:
         print_queries(table)
     if args.profile:
         profile(table)
+    for mode in ("friendly", "ranked") if args.endings else ():
+        print_endings(Table(table.client, table.tokens, mode), args.endings)
     return 0
+
+
+def print_endings(table: Table, endings: int) -> None:
+    """Medians of the ``POST`` of ``endings`` moves that end a match and of the other moves of
+    the same matches, then the queries of one more ending move."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    times: dict[bool, list[float]] = {False: [], True: []}
+    cpu_times: dict[bool, list[float]] = {False: [], True: []}
+    while len(times[True]) <= endings:
+        token = table.next_mover()
+        _status, table.data = table.call(f"/api/tables/{table.id}", token)
+        counting = len(times[True]) == endings
+        with CaptureQueriesContext(connection) if counting else contextlib.nullcontext() as got:
+            started, cpu = time.perf_counter(), time.process_time()
+            table.post(token)
+            wall, spent = time.perf_counter() - started, time.process_time() - cpu
+        ended = table.data.get("status") != "playing"
+        if counting and ended:
+            break
+        if not counting:
+            times[ended].append(wall * 1000)
+            cpu_times[ended].append(spent * 1000)
+    for ended, label in ((False, "other moves"), (True, "the move that ends it")):
+        print(
+            f"{table.mode} match, {label}: {len(times[ended])} POSTs, median"
+            f" {statistics.median(times[ended]):.2f} ms, CPU {statistics.median(cpu_times[ended]):.2f} ms"
+        )
+    print(f"{table.mode} match, the move that ends it: {len(got.captured_queries)} queries")
+    for query in got.captured_queries:
+        print("  ", query["sql"][:160])
 
 
 def warm_table() -> Table:
@@ -144,9 +186,12 @@ def make_tokens(count: int) -> list[str]:
 class Table:
     """A table the bench players play through the API, opening a new one when a match ends."""
 
-    def __init__(self, client: Any, tokens: list[str]) -> None:
+    def __init__(self, client: Any, tokens: list[str], mode: str = "friendly") -> None:
         self.client = client
         self.tokens = tokens
+        self.mode = mode
+        #: The table as the last answer showed it (none yet: the first mover opens one).
+        self.data: dict[str, Any] = {}
         self.rng = random.Random(1)
 
     def call(self, path: str, token: str, body: Any = None) -> tuple[int, dict]:
@@ -158,7 +203,9 @@ class Table:
         return response.status_code, response.json()
 
     def open(self) -> None:
-        status, data = self.call("/api/tables", self.tokens[0], {"game": GAME, "seats": SEATS})
+        status, data = self.call(
+            "/api/tables", self.tokens[0], {"game": GAME, "seats": SEATS, "mode": self.mode}
+        )
         assert status == 201, data
         self.id = data["id"]
         for token in self.tokens[1:]:
