@@ -23,6 +23,7 @@ from django.utils.translation import gettext as _
 from games import notify
 from games.engines import get_engine
 from games.models import Match, Move, Seat
+from games.rows import save_rows
 from games.services import BadRequest, Conflict, NotAllowed, NotFound, checked_options
 from ratings.elo import START
 
@@ -421,7 +422,10 @@ def seats_not_played(match: Match) -> list[Seat]:
     bot moved for them and they never did, or the match was called off while they were to move."""
     match = Match.objects.get(pk=match.pk)
     seats = [s for s in Seat.objects.filter(match_id=match.pk).order_by("index") if s.user_id]
-    moves = set(Move.objects.filter(match_id=match.pk).values_list("seat", "by_bot"))
+    # Who moved, and how: a few rows, not one per move.
+    moves = set(
+        Move.objects.filter(match_id=match.pk).order_by().values_list("seat", "by_bot").distinct()
+    )
     to_move: set[int] = set()
     if match.status == Match.Status.ABORTED and match.state is not None:
         to_move = set(get_engine(match.game).to_move(match.state))
@@ -498,18 +502,6 @@ def record_match_result(match: Match) -> None:
         _add_result(entry, result, seat.abandoned, now)
         entry.performance_sum += scoring.performance_terms(ranks, ratings, position)
         entry.opponents += len(seats) - 1
-        entry.save(
-            update_fields=[
-                "points",
-                "matches",
-                "fire_streak",
-                "paused",
-                "paused_reason",
-                "waiting_since",
-                "performance_sum",
-                "opponents",
-            ]
-        )
         results.append(
             ArenaResult(
                 table=table,
@@ -521,10 +513,25 @@ def record_match_result(match: Match) -> None:
                 created_at=now,
             )
         )
+    # Every player's entry in one statement and one round trip (the rows are locked).
+    save_rows([entries[seat.user_id] for seat in seats], RESULT_FIELDS)
     ArenaResult.objects.bulk_create(results)
     table.scored = True
     table.save(update_fields=["scored"])
     changed(table.tournament_id)
+
+
+#: What a table's result changes in each of its players' entries.
+RESULT_FIELDS = [
+    "points",
+    "matches",
+    "fire_streak",
+    "paused",
+    "paused_reason",
+    "waiting_since",
+    "performance_sum",
+    "opponents",
+]
 
 
 def _add_result(entry: Entry, result: scoring.Score, abandoned: bool, now: datetime) -> None:

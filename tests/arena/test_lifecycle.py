@@ -8,7 +8,8 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from arena import jobs, schedule, services
@@ -288,6 +289,27 @@ def test_points_are_added_once_even_if_the_signal_came_twice():
         match_ended.send(sender=Match, match=Match.objects.get(pk=table.match_id))
     assert {e.pk: e.points for e in Entry.objects.all()} == before
     assert ArenaResult.objects.count() == 3
+
+
+def test_an_arena_table_s_end_writes_its_players_entries_in_one_statement():
+    """The entries of a finished arena table, scored as each player's results say, in one
+    statement; and who moved is read as a few (seat, by a bot) pairs, not one row per move."""
+    tournament, _users = running_arena(players=3, seats=3)
+    jobs.seat_waiting_players()
+    (table,) = live_tables(tournament)
+    match, users, rng = table.match, players_of(table), random.Random(0)
+    while True:
+        with CaptureQueriesContext(connection) as captured:
+            match = play_one_move(match, users, rng)
+        if not match.is_playing:
+            break
+    sql = [q["sql"] for q in captured.captured_queries]
+    assert len([q for q in sql if 'UPDATE "arena_entry"' in q]) == 1
+    assert any('FROM "games_move"' in q and "DISTINCT" in q for q in sql)
+    for entry in Entry.objects.filter(tournament=tournament):
+        results = ArenaResult.objects.filter(entry=entry)
+        assert (entry.points, entry.matches) == (sum(r.points for r in results), 1)
+        assert entry.opponents == 2
 
 
 def test_matches_outside_arenas_are_left_alone():
