@@ -8,7 +8,7 @@ it runs on PostgreSQL, in a fresh database that it drops afterwards (SQLite othe
 POST's CPU time goes (cProfile, cumulative). Medians of wall time and of this process's CPU time
 (what a daphne process would spend; the database's own CPU is not in it). ``--endings N`` then
 times the ``POST`` of N moves that end a match, friendly and ranked (new tables opened as the
-matches end), beside the other moves of the same matches, and counts one of them's queries.
+matches end), beside the other moves of the same matches, and lists the queries of one more.
 Without daphne the doorbell is rung before the answer, through ``async_to_sync``: in every
 ``POST`` timed here alike.
 """
