@@ -187,6 +187,22 @@ def keep_policy(factor: float) -> Policy:
     return policy
 
 
+def denial_policy(share: float) -> Policy:
+    """Level 1 valuing what it takes from a table's leader at ``share`` (its ``DENIAL_SHARE``,
+    0.1): level 2's reward, its gain less the others' mean gain, weighs a point taken from one of
+    two others at a half, where level 1 weighs it at 0.05."""
+
+    def policy(state: State, seat: int, rng: random.Random) -> Move:
+        kept = cafe_fatal_bot.DENIAL_SHARE
+        cafe_fatal_bot.DENIAL_SHARE = share
+        try:
+            return cafe_fatal_bot.placement(state, seat, rng)
+        finally:
+            cafe_fatal_bot.DENIAL_SHARE = kept
+
+    return policy
+
+
 def round_reward(others: Policy, own: Policy = cafe_fatal_bot.placement) -> search.Rollout:
     """Level 3's reward (``round_end_reward`` at the round's end) with these playout policies."""
 
@@ -284,6 +300,8 @@ def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
         return round_reward(policy, policy), candidates
     if kind == "fit-others":
         return round_reward(fitted_policy()), candidates
+    if kind == "deny-others":
+        return round_reward(denial_policy(float(arg))), candidates
     if kind == "own-keep":
         return round_reward(cafe_fatal_bot.placement, keep_policy(float(arg))), candidates
     if kind == "cands":

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench.bench_cafe_fatal_variants import (
     FEATURES,
     FITTED,
+    denial_policy,
     features,
     fit_logit,
     fitted_policy,
@@ -44,9 +45,9 @@ def test_main_variant_plays_the_games_of_the_bots_benchmark():
 
 @pytest.mark.parametrize(
     "policy",
-    [softmax_policy(1.0), fitted_policy(), keep_policy(0.2)],
+    [softmax_policy(1.0), fitted_policy(), keep_policy(0.2), denial_policy(1.0)],
     # Names, not the functions' addresses: every xdist worker must collect the same ids.
-    ids=["softmax", "fitted", "keep"],
+    ids=["softmax", "fitted", "keep", "denial"],
 )
 def test_playout_policies_place_only_legal_placements(policy):
     rng = random.Random(3)
@@ -75,3 +76,18 @@ def test_fit_logit_recovers_the_weights_that_drew_the_choices():
         decisions.append((xs, [1.0 if k == pick else 0.0 for k in range(4)]))
     fitted = fit_logit(decisions)
     assert fitted == pytest.approx(true, abs=0.25)
+
+
+def test_a_denial_policy_denies_more_and_leaves_level_1_as_it_was():
+    """With a larger share of what it takes from a table's leader, level 1 picks another
+    placement in some positions; afterwards level 1's own share is back."""
+    from games.engines import cafe_fatal_bot
+
+    before = cafe_fatal_bot.DENIAL_SHARE
+    differ = 0
+    for state, seat in decisions(60, seed=11):
+        plain = cafe_fatal_bot.placement(state, seat, random.Random(0))
+        denying = denial_policy(5.0)(state, seat, random.Random(0))
+        differ += plain != denying
+    assert differ > 0
+    assert before == cafe_fatal_bot.DENIAL_SHARE
