@@ -173,34 +173,31 @@ def fitted_policy(weights: Sequence[float] = FITTED) -> Policy:
     return policy
 
 
-def keep_policy(factor: float) -> Policy:
-    """Level 1 valuing a die kept back at ``factor`` (its ``DIE_KEEP_FACTOR``)."""
+def level1_with(constant: str, value: float) -> Policy:
+    """Level 1 with one of its constants (a name in ``cafe_fatal_bot``) set to ``value`` while it
+    chooses, and as it was afterwards."""
 
     def policy(state: State, seat: int, rng: random.Random) -> Move:
-        kept = cafe_fatal_bot.DIE_KEEP_FACTOR
-        cafe_fatal_bot.DIE_KEEP_FACTOR = factor
+        kept = getattr(cafe_fatal_bot, constant)
+        setattr(cafe_fatal_bot, constant, value)
         try:
             return cafe_fatal_bot.placement(state, seat, rng)
         finally:
-            cafe_fatal_bot.DIE_KEEP_FACTOR = kept
+            setattr(cafe_fatal_bot, constant, kept)
 
     return policy
+
+
+def keep_policy(factor: float) -> Policy:
+    """Level 1 valuing a die kept back at ``factor`` (its ``DIE_KEEP_FACTOR``)."""
+    return level1_with("DIE_KEEP_FACTOR", factor)
 
 
 def denial_policy(share: float) -> Policy:
     """Level 1 valuing what it takes from a table's leader at ``share`` (its ``DENIAL_SHARE``,
     0.1): level 2's reward, its gain less the others' mean gain, weighs a point taken from one of
     two others at a half, where level 1 weighs it at 0.05."""
-
-    def policy(state: State, seat: int, rng: random.Random) -> Move:
-        kept = cafe_fatal_bot.DENIAL_SHARE
-        cafe_fatal_bot.DENIAL_SHARE = share
-        try:
-            return cafe_fatal_bot.placement(state, seat, rng)
-        finally:
-            cafe_fatal_bot.DENIAL_SHARE = kept
-
-    return policy
+    return level1_with("DENIAL_SHARE", share)
 
 
 def round_reward(others: Policy, own: Policy = cafe_fatal_bot.placement) -> search.Rollout:
