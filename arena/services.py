@@ -436,17 +436,14 @@ def seats_not_played(match: Match) -> list[Seat]:
     ]
 
 
-def pause_away_players(match: Match, table: ArenaMatch | None = None) -> None:
+def pause_away_players(match: Match, table: ArenaMatch) -> None:
     """Arenas seat only players who are there: a player who did not play this arena table and
     has no arena page or table open is paused, with the reason, which their arena page tells
     them when they come back. (Otherwise the arena seats them again and again at tables that are
     called off, each shown to the others as waiting for them.) ``table``: the match's arena
-    table when the caller has read it."""
+    table."""
     from players.presence import is_at_play
 
-    table = table or ArenaMatch.objects.filter(match_id=match.pk).first()
-    if table is None:
-        return
     away = [s.user_id for s in seats_not_played(match) if not is_at_play(s.user_id)]
     if not away:
         return
@@ -457,12 +454,9 @@ def pause_away_players(match: Match, table: ArenaMatch | None = None) -> None:
         changed(table.tournament_id)
 
 
-def free_players(match: Match, table: ArenaMatch | None = None) -> None:
-    """The players of an aborted arena table start waiting now (those who still want to play).
-    ``table``: the match's arena table when the caller has read it."""
-    table = table or ArenaMatch.objects.filter(match_id=match.pk).first()
-    if table is None:
-        return
+def free_players(match: Match, table: ArenaMatch) -> None:
+    """The players of the aborted arena ``table`` start waiting now (those who still want to
+    play)."""
     freed = Entry.objects.filter(
         table=table, paused=False, withdrawn=False, waiting_since__isnull=True
     ).update(waiting_since=timezone.now())

@@ -423,11 +423,6 @@ def save_rows(rows: Sequence[Model], fields: Sequence[str], *, signals: bool = T
         row._state.db = alias
 
 
-def save_seats(seats: Sequence[Seat], fields: Sequence[str], *, signals: bool = True) -> None:
-    """``save_rows`` for a match's seats (its match locked)."""
-    save_rows(seats, fields, signals=signals)
-
-
 def commits_with_last_write(alias: str) -> bool:
     """Whether the transaction on ``alias`` may be committed with its last write
     (``save_and_commit``): an outermost ``transaction.atomic()`` block (no savepoint, no outer

@@ -422,7 +422,7 @@ def _seat_in_random_order(match: Match, seats: list[Seat]) -> list[Seat]:
     Seat.objects.filter(match=match).update(index=F("index") + match.seats_count)
     for index, seat in enumerate(order):
         seat.index = index
-    rows.save_seats(order, ["index"], signals=False)  # as ``bulk_update``: no signal
+    rows.save_rows(order, ["index"], signals=False)  # as ``bulk_update``: no signal
     return order
 
 
@@ -862,7 +862,7 @@ def _record_result(match: Match, engine: Engine) -> None:
     for seat in seats:
         seat.score = result.scores[seat.index]
         seat.rank = ranks[seat.index]
-    rows.save_seats(seats, ["score", "rank"])
+    rows.save_rows(seats, ["score", "rank"])
 
 
 def ranks_with_abandoners_last(ranks: list[int], abandoned: list[bool]) -> list[int]:

@@ -1,4 +1,4 @@
-"""A change's writes of several seats in one statement built once (games/rows.save_seats): the
+"""A change's writes of several seats in one statement built once (games/rows.save_rows): the
 seats' numbers drawn when a match starts, their scores and ranks when it ends. They write what
 the ORM's ``save(update_fields=…)`` writes, and a receiver of the seats' save still hears of it."""
 
@@ -35,7 +35,7 @@ def test_saving_seats_writes_what_save_writes():
         for seat in seats:
             seat.score, seat.rank = -3 + seat.index, 3 - seat.index
             seat.timeouts_in_row = 2  # not among the fields written: stays as it was
-    rows.save_seats(by_rows, ["score", "rank"])
+    rows.save_rows(by_rows, ["score", "rank"])
     written_by_rows = [seat_values(s) for s in Seat.objects.filter(match=match)]
     for seat in by_orm:
         seat.save(update_fields=["score", "rank"])
@@ -72,8 +72,8 @@ def test_a_receiver_of_the_seats_save_still_hears_of_each_seat():
 
     post_save.connect(receiver, sender=Seat)
     try:
-        rows.save_seats(seats, ["score", "rank"])
-        rows.save_seats(seats, ["index"], signals=False)  # as bulk_update: none
+        rows.save_rows(seats, ["score", "rank"])
+        rows.save_rows(seats, ["index"], signals=False)  # as bulk_update: none
     finally:
         post_save.disconnect(receiver, sender=Seat)
     assert heard == [(s.pk, frozenset({"score", "rank"})) for s in seats]
