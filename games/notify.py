@@ -19,6 +19,7 @@ from django.db import transaction
 from redis.exceptions import RedisError
 
 from pdc_site import loop_watch, request_threads
+from pdc_site.layer import PubSubChannelLayer
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def after_commit(match, lobby: bool = False) -> None:
     def ring_after_answer() -> None:
         loop_watch.name_move(match_id, version)
         if not request_threads.after_answer(
-            lambda: sender(doorbells(match_id, version, lobby, match))
+            lambda: publish_here(doorbells(match_id, version, lobby, match))
         ):
             ring(match_id, version, lobby, match)
 
@@ -76,10 +77,30 @@ def doorbells(match_id: int, version: int, lobby: bool, match=None) -> list[tupl
 
 
 def send(group: str, message: dict) -> None:
+    """Send ``message`` to ``group`` now, from this thread (a request's, the worker's): with
+    Redis straight from here, else through the event loop."""
     try:
-        async_to_sync(sender([(group, message)]))()
+        follow_up = publish_here([(group, message)])
+        if follow_up is not None:
+            async_to_sync(follow_up)()
     except Exception:  # called where it cannot reach the event loop: the database is the truth
         logger.warning("could not notify group %s", group, exc_info=True)
+
+
+def publish_here(rung: list[tuple[str, dict]]) -> Callable[[], Awaitable[None]] | None:
+    """Send ``rung`` from this thread when the layer can (``PubSubChannelLayer.publish_now``:
+    no turn of the event loop for it); else the follow-up that sends it from the loop
+    (``sender``), as with the in-memory layer."""
+    layer = get_channel_layer()
+    if not isinstance(layer, PubSubChannelLayer):
+        return sender(rung)
+    for group, message in rung:
+        try:
+            layer.publish_now(group, message)
+        except Exception:  # the doorbell may fail (Redis away): the database is still the truth
+            logger.warning("could not notify group %s", group, exc_info=True)
+    loop_watch.mark("published")
+    return None
 
 
 def sender(rung: list[tuple[str, dict]]) -> Callable[[], Awaitable[None]]:

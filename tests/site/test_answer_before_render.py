@@ -14,6 +14,7 @@ from channels.testing import HttpCommunicator
 from games import published
 from games.engines import get_engine
 from players.models import ApiToken
+from tests.services_required import require_redis
 from tests.sockets import connected
 
 from .factories import started_table
@@ -99,7 +100,8 @@ async def test_every_seat_gets_the_version_rung_after_the_answer(monkeypatch, si
 async def test_the_doorbell_after_the_answer_takes_no_hop_of_its_own(monkeypatch, site_app):
     """The doorbell runs as Django closes the sent answer, in the hop closing takes anyway: a
     move hops to its thread for the chain (with Django's request_started signal) and the closing
-    only, and its PUBLISH leaves from the event loop (no hop back to it)."""
+    only, and its PUBLISH needs no hop back to the loop (it leaves from the request's thread with
+    Redis, from the event loop with the in-memory layer)."""
     import asyncio
 
     from asgiref.sync import AsyncToSync
@@ -134,3 +136,43 @@ async def test_the_doorbell_after_the_answer_takes_no_hop_of_its_own(monkeypatch
     assert doorbell["version"] == match.version + 1
     assert len(hops) == 2, hops
     await layer.group_discard(notify.table_group(match.pk), listener)
+
+
+async def test_with_redis_the_doorbell_leaves_from_the_requests_thread(monkeypatch, site_app):
+    """With the Redis layer the doorbell is published in the request's thread right after the
+    watchers' render (``PubSubChannelLayer.publish_now``), not handed to the event loop to
+    publish; every seat still gets the version."""
+    from channels.layers import get_channel_layer
+
+    from games import notify
+    from pdc_site.layer import PubSubChannelLayer
+
+    require_redis()
+    assert isinstance(get_channel_layer(), PubSubChannelLayer)
+    loop_thread = threading.current_thread()
+    from_threads: list[tuple[str, threading.Thread]] = []
+    from_the_loop: list[str] = []
+    publish_now, group_send = PubSubChannelLayer.publish_now, PubSubChannelLayer.group_send
+
+    def recorded_publish_now(self, group, message):
+        from_threads.append((group, threading.current_thread()))
+        return publish_now(self, group, message)
+
+    async def recorded_group_send(self, group, message):
+        from_the_loop.append(group)
+        return await group_send(self, group, message)
+
+    match, users = await sync_to_async(started_table)(players=3)
+    sockets = [(await connected(f"/ws/tables/{match.pk}/", user))[0] for user in users]
+    monkeypatch.setattr(PubSubChannelLayer, "publish_now", recorded_publish_now)
+    monkeypatch.setattr(PubSubChannelLayer, "group_send", recorded_group_send)
+    post = await post_first_move(site_app, match, users)
+    response = await post.get_response(timeout=DEADLOCK_GUARD)
+    assert response["status"] == 200
+    for socket in sockets:
+        frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
+        assert f'data-version="{match.version + 1}"' in frame
+        await socket.disconnect()
+    assert [group for group, _thread in from_threads] == [notify.table_group(match.pk)]
+    assert all(thread is not loop_thread for _group, thread in from_threads)
+    assert from_the_loop == []
