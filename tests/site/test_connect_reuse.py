@@ -163,9 +163,12 @@ async def test_a_socket_s_connect_and_release_take_one_trip_to_a_thread_for_its_
     assert limits.held("socket", f"user:{users[0].pk}") == 1
     hops.clear()
     await socket.disconnect()
-    # (Channels' own ``no_op`` hop on a disconnect is not the site's.)
+    # Channels' own hop on a disconnect (``aclose_old_connections``) is not the site's. Its
+    # test communicator stands ``no_op`` in for ``close_old_connections`` only while it sends
+    # or receives, so the hop carries either name by when the consumer got to it.
     released = [getattr(f, "__name__", repr(f)) for f in hops]
-    assert [name for name in released if name != "no_op"] == ["give_back"]
+    channels_own = ("no_op", "close_old_connections")
+    assert [name for name in released if name not in channels_own] == ["give_back"]
 
     assert limits.held(published.VIEWER_KIND, f"{match.pk}|{field}") == 0
     assert limits.held("socket", f"user:{users[0].pk}") == 0
