@@ -138,6 +138,7 @@ async def test_the_doorbell_after_the_answer_takes_no_hop_of_its_own(monkeypatch
     await layer.group_discard(notify.table_group(match.pk), listener)
 
 
+@pytest.mark.redis
 async def test_with_redis_the_doorbell_leaves_from_the_requests_thread(monkeypatch, site_app):
     """With the Redis layer the doorbell is published in the request's thread right after the
     watchers' render (``PubSubChannelLayer.publish_now``), not handed to the event loop to

@@ -139,6 +139,7 @@ async def test_a_message_published_from_a_thread_goes_where_the_loop_would_publi
     assert {address for address, _channel, _message in published} == {h["address"] for h in hosts}
 
 
+@pytest.mark.redis
 @pytest.mark.asyncio
 async def test_a_message_published_from_a_thread_reaches_a_socket_subscribed_on_the_loop():
     url = require_redis()
@@ -166,6 +167,7 @@ async def test_a_message_published_from_a_thread_reaches_a_socket_subscribed_on_
         await layer.flush()
 
 
+@pytest.mark.redis
 def test_a_doorbell_sent_outside_a_request_leaves_from_its_own_thread(monkeypatch):
     """The worker's and the services' ``notify.send`` with Redis: published from the calling
     thread, no event loop made or woken for it (``async_to_sync`` stood in for by a failure)."""
