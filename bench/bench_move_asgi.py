@@ -98,23 +98,36 @@ class Players:
 
 
 async def asgi_request(
-    app: Any, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes
+    app: Any,
+    method: str,
+    path: str,
+    headers: list[tuple[bytes, bytes]],
+    body: bytes,
+    disconnect_after_answer: bool = False,
 ) -> tuple[int, bytes]:
     """One HTTP request to ``app`` as daphne hands it over (the body in one message, a client
-    that never hangs up): the answer's status and body."""
+    that never hangs up): the answer's status and body. ``disconnect_after_answer``: the
+    connection tells the application its client is gone once the answer is sent, as daphne does
+    when a request ends (``http.disconnect``)."""
     sent: list[dict] = []
     received = False
+    answered = asyncio.Event()
 
     async def receive() -> dict:
         nonlocal received
         if not received:
             received = True
             return {"type": "http.request", "body": body, "more_body": False}
-        await asyncio.sleep(3600)  # no disconnect
+        if disconnect_after_answer:
+            await answered.wait()
+        else:
+            await asyncio.sleep(3600)  # no disconnect
         return {"type": "http.disconnect"}
 
     async def send(message: dict) -> None:
         sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            answered.set()
 
     scope = {
         "type": "http",

@@ -20,7 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from pdc_site import gate, request_threads
 from players.auth import ApiAuthError, api_caller
 
-from . import analysis, chat, limits, notify, ratelimit, services
+from . import analysis, chat, limits, notify, ratelimit, rows, services
 from .clocks import seat_clocks
 from .engines import CHANCE, all_engines
 from .engines.records import export_record
@@ -484,7 +484,13 @@ def _first_look(request: HttpRequest, match_id: int, invite: str | None) -> tupl
 
 
 def _table_for(match_id: int, user: Any, invite: str | None) -> dict[str, Any]:
-    return table_json(_match_or_404(match_id, user, invite), user)
+    match = _match_or_404(match_id, user, invite)
+    try:
+        return table_json(match, user)
+    finally:
+        # The read ends with the answer: freed by its reference counts, not by a collection
+        # (the mover's look before most moves made a match, seats and state of cyclic garbage).
+        rows.forget_seats(match)
 
 
 def _version_of(match_id: int) -> int | None:

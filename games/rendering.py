@@ -32,7 +32,7 @@ from django.utils.translation import ngettext
 
 from players.friends import friend_ids
 
-from . import analysis, services, translations
+from . import analysis, rows, services, translations
 from .bot_profiles import bot_url
 from .engines import CHANCE, Engine, SeatRef, Sentence, all_engines, get_engine
 from .engines.base import State
@@ -168,12 +168,10 @@ def still_current(snapshot: TableSnapshot) -> bool:
 
 
 def let_go(snapshot: TableSnapshot) -> None:
-    """A read no longer kept: its match forgets the seats it was read with. The match and its
-    seats refer to each other (the seats' cache of their match, the match's prefetched seats),
-    so a replaced read, its match's state with it, waited for a collection to be freed: at 300
-    tables it was most of the cyclic garbage a middle collection found. Should someone still use
-    the read, ``seats_of`` reads the seats again."""
-    vars(snapshot.match).pop("_prefetched_objects_cache", None)
+    """A read no longer kept: its match forgets the seats it was read with
+    (``rows.forget_seats``): at 300 tables a replaced read was most of the cyclic garbage a
+    middle collection found."""
+    rows.forget_seats(snapshot.match)
 
 
 def _keep_creator(previous: Match, match: Match) -> None:

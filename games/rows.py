@@ -275,6 +275,15 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     return match
 
 
+def forget_seats(match: Match) -> None:
+    """``match`` forgets the seats it was read with (``match_with_seats``). The match and its
+    seats refer to each other (the seats' cache of their match, the match's prefetched seats), so
+    a read no longer used, its match's state with it, waits for a collection to be freed; once
+    forgotten, reference counts free it. Should someone still use the match, ``seats_of``
+    reads the seats again."""
+    vars(match).pop("_prefetched_objects_cache", None)
+
+
 def _seat(statements: _Statements, alias: str, match: Match, row: Sequence[Any], connection: Any):
     width = len(statements.seat.fields)
     seat = statements.seat.instance(alias, row[:width], connection)

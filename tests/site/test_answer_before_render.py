@@ -55,6 +55,18 @@ async def post_first_move(app, match, users) -> HttpCommunicator:
     return post
 
 
+async def every_seat_gets_the_move(app, match, users, sockets) -> None:
+    """The chef's first move answered, and every socket then shown its new version (closed
+    after)."""
+    post = await post_first_move(app, match, users)
+    response = await post.get_response(timeout=DEADLOCK_GUARD)
+    assert response["status"] == 200
+    for socket in sockets:
+        frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
+        assert f'data-version="{match.version + 1}"' in frame
+        await socket.disconnect()
+
+
 async def test_the_movers_answer_comes_before_the_watchers_render(monkeypatch, site_app):
     """The render for the watchers waits until the mover has its answer: were it rendered before
     the answer, it would wait in vain and the request would never answer."""
@@ -88,13 +100,7 @@ async def test_every_seat_gets_the_version_rung_after_the_answer(monkeypatch, si
     sockets = [(await connected(f"/ws/tables/{match.pk}/", user))[0] for user in users]
     if render == "failed":
         monkeypatch.setattr(published, "render_for_watchers", lambda match: 1 / 0)
-    post = await post_first_move(site_app, match, users)
-    response = await post.get_response(timeout=DEADLOCK_GUARD)
-    assert response["status"] == 200
-    for socket in sockets:
-        frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
-        assert f'data-version="{match.version + 1}"' in frame
-        await socket.disconnect()
+    await every_seat_gets_the_move(site_app, match, users, sockets)
 
 
 async def test_the_doorbell_after_the_answer_takes_no_hop_of_its_own(monkeypatch, site_app):
@@ -167,13 +173,7 @@ async def test_with_redis_the_doorbell_leaves_from_the_requests_thread(monkeypat
     sockets = [(await connected(f"/ws/tables/{match.pk}/", user))[0] for user in users]
     monkeypatch.setattr(PubSubChannelLayer, "publish_now", recorded_publish_now)
     monkeypatch.setattr(PubSubChannelLayer, "group_send", recorded_group_send)
-    post = await post_first_move(site_app, match, users)
-    response = await post.get_response(timeout=DEADLOCK_GUARD)
-    assert response["status"] == 200
-    for socket in sockets:
-        frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
-        assert f'data-version="{match.version + 1}"' in frame
-        await socket.disconnect()
+    await every_seat_gets_the_move(site_app, match, users, sockets)
     assert [group for group, _thread in from_threads] == [notify.table_group(match.pk)]
     assert all(thread is not loop_thread for _group, thread in from_threads)
     assert from_the_loop == []
