@@ -132,3 +132,15 @@ def site(tmp_path):
         yield live
     finally:
         live.close()
+
+
+@pytest.fixture
+def site_app():
+    """The site's HTTP application (as in pdc_site.asgi), its threads closed afterwards with their
+    database connections."""
+    from pdc_site.request_threads import OneHopHandler, RequestThreads
+    from tests.site_app import closed_after
+
+    app = RequestThreads(OneHopHandler())
+    yield app
+    closed_after(app)

@@ -25,21 +25,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 DEADLOCK_GUARD = 30
 
 
-@pytest.fixture
-def site_app():
-    """The site's HTTP application (as in pdc_site.asgi), its threads closed afterwards with their
-    database connections."""
-    from django.db import connection
-
-    from pdc_site.request_threads import OneHopHandler, RequestThreads
-
-    app = RequestThreads(OneHopHandler())
-    yield app
-    for thread in app.idle:
-        thread.submit(lambda: connection.close()).result()
-        thread.shutdown()
-
-
 async def post_first_move(app, match, users) -> HttpCommunicator:
     """The chef's first move through the site's handler, its answer not yet read."""
     chef = get_engine(match.game).to_move(match.state)[0]

@@ -21,7 +21,7 @@ from pdc_site.request_threads import OneHopHandler
 from players.models import ApiToken
 
 from .factories import started_table
-from .test_answer_before_render import DEADLOCK_GUARD, site_app  # noqa: F401
+from .test_answer_before_render import DEADLOCK_GUARD
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -96,7 +96,7 @@ def read_matches(monkeypatch) -> list[weakref.ref]:
     return read
 
 
-async def test_a_moves_post_is_freed_without_a_collection(monkeypatch, site_app, no_collections):  # noqa: F811
+async def test_a_moves_post_is_freed_without_a_collection(monkeypatch, site_app, no_collections):
     """The request (its user, messages, htmx details and session refer back to it, and so did
     the hang-up listener's end), and its answer (whose close ran the doorbell's jobs), are gone
     once the request has ended."""
@@ -117,7 +117,7 @@ async def test_a_moves_post_is_freed_without_a_collection(monkeypatch, site_app,
 
 async def test_the_movers_look_at_the_table_is_freed_without_a_collection(
     monkeypatch,
-    site_app,  # noqa: F811
+    site_app,
     no_collections,
 ):
     """The look's request and the match it read with its seats (which refer to each other) are

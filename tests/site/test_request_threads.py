@@ -13,6 +13,7 @@ import pytest
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 
 from pdc_site.request_threads import RequestThreads
+from tests.site_app import closed_after
 from tests.sockets import counted_hops
 
 pytestmark = pytest.mark.asyncio
@@ -101,26 +102,6 @@ async def test_an_async_view_still_answers_through_the_one_hop_chain():
 
     response = await get(application, "/api/tables/999999")
     assert response["status"] == 404 and b"error" in response["body"]
-
-
-def closed_after(app: RequestThreads) -> None:
-    """End ``app``'s idle threads with their database connections (a connection left open in a
-    lent thread would hold the test database for the next test)."""
-    from django.db import connection
-
-    for thread in app.idle:
-        thread.submit(lambda: connection.close()).result()
-        thread.shutdown()
-
-
-@pytest.fixture
-def site_app():
-    """The site's HTTP application (as in pdc_site.asgi), with threads of its own."""
-    from pdc_site.request_threads import OneHopHandler
-
-    app = RequestThreads(OneHopHandler())
-    yield app
-    closed_after(app)
 
 
 @pytest.mark.django_db(transaction=True)
