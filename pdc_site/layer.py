@@ -43,8 +43,8 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         # A loop layer made only to name channels and pick their shard as every process's loop
         # layer does: it connects to nothing.
         self._naming = RedisPubSubLoopLayer(*self._args, channel_layer=self, **self._kwargs)
-        self._pools: dict[int, redis.Redis] = {}
-        self._pools_lock = threading.Lock()
+        self._clients: dict[int, redis.Redis] = {}
+        self._clients_lock = threading.Lock()
 
     def deserialize(self, message: bytes) -> dict[str, Any]:
         """``message`` unpacked, once for every socket it was queued for: the other sockets of
@@ -80,12 +80,12 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         """The synchronous client of ``host`` (one pool per server and process, shared by the
         request threads: redis-py's clients are thread-safe)."""
         key = id(host)
-        client = self._pools.get(key)
+        client = self._clients.get(key)
         if client is None:
-            with self._pools_lock:
-                client = self._pools.get(key)
+            with self._clients_lock:
+                client = self._clients.get(key)
                 if client is None:
-                    client = self._pools[key] = redis.Redis(connection_pool=_sync_pool(host))
+                    client = self._clients[key] = redis.Redis(connection_pool=_sync_pool(host))
         return client
 
 
