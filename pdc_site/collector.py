@@ -54,9 +54,16 @@ from pdc_site import loop_watch
 DEFAULT_THRESHOLD = (10_000, 10, 100)
 #: The idle collector's schedule, the same three counts as ``gc.get_count()`` reads: a young
 #: collection once this many objects were allocated (net), a middle one once that many young
-#: collections ran, a full one once that many middle ones did. Young collections twice as often
-#: as ``DEFAULT_THRESHOLD``'s, each half as large; middle and full ones as often as there.
-DEFAULT_IDLE_THRESHOLD = (5_000, 20, 100)
+#: collections ran, a full one once that many middle ones did: middle ones every 100,000 net
+#: allocations and full ones every 10,000,000, as ``DEFAULT_THRESHOLD`` has them.
+#:
+#: The young count is small because it undercounts what a young collection walks. The count
+#: goes down when any object dies, a frozen one too, and between two moves of a table most of
+#: what a process keeps is replaced: each socket's next ``receive`` (its task, coroutine and
+#: context), the table's last read. The old state dies frozen while its replacement is born
+#: young, so at 300 tables a young collection that ran at a count of 5,000 walked 20,000-55,000
+#: objects, 15-38 ms (``bench/live.py --watch``); at 500 it walks about a tenth of that.
+DEFAULT_IDLE_THRESHOLD = (500, 200, 100)
 #: How often the loop looks whether a collection is due, and how late that look may run for the
 #: loop to count as idle (a loop with callbacks waiting runs its timers late).
 IDLE_TICK_SECONDS = 0.01
@@ -88,9 +95,13 @@ def idle_freeze_enabled() -> bool:
 
 def backstop(automatic: tuple[int, ...], idle: tuple[int, ...]) -> tuple[int, ...]:
     """The automatic threshold beside the idle collector: its young count at least twice the idle
-    one (so the idle collector has the first chance), its older counts the idle ones (so a
-    process collected both ways keeps one schedule)."""
-    return (max(automatic[0], 2 * idle[0]), *idle[1:])
+    one (so the idle collector has the first chance), its middle and full collections as many
+    allocations apart as the idle schedule's (so a process collected both ways keeps one
+    schedule, and a saturated one, collected only automatically, does not let its middle
+    generation grow with the number of young collections per middle one)."""
+    young = max(automatic[0], 2 * idle[0])
+    middle = max(1, round(idle[0] * idle[1] / young))
+    return (young, middle, *idle[2:])
 
 
 class IdleCollector:
