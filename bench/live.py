@@ -17,6 +17,10 @@ du Chef tables, opens a socket for every seat, and offers moves through the JSON
 - ``--compare-processes ROUNDS`` (with ``--processes 2 --mode saturation``): saturation on the
   first daphne alone and on both, taking turns ``ROUNDS`` times in this run, ``--duration`` each;
   each round's ratio beside what the cores allowed it, the median ratio and the pooled one.
+- ``--rounds ROUNDS`` (latency): the floor and the site taking turns ``ROUNDS`` times in this run,
+  ``--duration`` each; each round's p99 ratio, their median, and the ratio of all the rounds'
+  moves together. One round's floor p99 moves by half from run to run on a shared machine (a
+  single slow second is 1 % of a minute's moves), so a single ratio tells little.
 - ``--level3-tables N``: the site phase runs twice, without and then with N more tables where
   three level-3 bots play (the worker's pool thinks for them; three sockets watch each), and it
   prints the measured tables' p50 and p99 in both (issue 13: a level-3 seat must not slow the
@@ -36,6 +40,7 @@ component, database connections at peak, memory.
     .venv/bin/python bench/live.py --mode saturation --tables 30 --duration 30 --processes 2
     .venv/bin/python bench/live.py --mode saturation --tables 40 --duration 10 --processes 2 \
         --compare-processes 8
+    .venv/bin/python bench/live.py --tables 300 --period 10 --duration 60 --rounds 3
 """
 
 from __future__ import annotations
@@ -897,6 +902,11 @@ async def measure_floor(
 FLOOR_PHASES = {"send": "floor", "commit": "floor+commit"}
 
 
+def is_floor(phase_name: str) -> bool:
+    """Whether a phase measured a floor (``floor``, ``floor+commit``, ``floor, round 2``)."""
+    return phase_name.split(",")[0] in FLOOR_PHASES.values()
+
+
 async def measure_site(
     args: argparse.Namespace,
     bases: list[str],
@@ -1560,6 +1570,91 @@ def compare_processes(
     return phases
 
 
+def rounds_order(rounds: int) -> list[str]:
+    """The phases of ``--rounds``: the floor then the site, then the site then the floor, and so
+    on, so that neither always runs first."""
+    order = []
+    for number in range(rounds):
+        order.extend(("floor", "site") if number % 2 == 0 else ("site", "floor"))
+    return order
+
+
+def pooled(name: str, phases: list[Phase]) -> Phase:
+    """The phases' moves as one phase: every latency, error and missing push of each, their
+    seconds and CPU added up (no meter: the CPU per move is printed round by round)."""
+    tally = Tally()
+    cpu: Counter = Counter()
+    for phase in phases:
+        part = phase.tally
+        tally.latencies += part.latencies
+        tally.answers += part.answers
+        tally.after_answer += part.after_answer
+        tally.errors.update(part.errors)
+        tally.missing += part.missing
+        tally.moves += part.moves
+        tally.reopened += part.reopened
+        tally.records += part.records
+        cpu.update(phase.cpu)
+    return Phase(name, tally, sum(phase.seconds for phase in phases), dict(cpu), [])
+
+
+def round_lines(rounds: list[tuple[Tally, Tally]]) -> list[str]:
+    """Each round's floor and site p50 / p99 and their p99 ratio, the median of those ratios, and
+    the p99 ratio of all the rounds' moves together."""
+    lines = [f"{'round':>5}  {'floor p50 / p99':>20}  {'site p50 / p99':>20}  {'p99 ratio':>9}"]
+    ratios = []
+    for number, (floor, site) in enumerate(rounds, 1):
+        ratio = site.percentile(99) / floor.percentile(99)
+        ratios.append(ratio)
+        lines.append(
+            f"{number:>5}  {ms(floor.percentile(50)) + ' / ' + ms(floor.percentile(99)):>20}  "
+            f"{ms(site.percentile(50)) + ' / ' + ms(site.percentile(99)):>20}  {ratio:>9.2f}"
+        )
+    lines.append(
+        f"site / floor p99, median of {len(ratios)} rounds: {statistics.median(ratios):.2f} "
+        "(each round: " + ", ".join(f"{r:.2f}" for r in ratios) + ")"
+    )
+    floors = quantile([v for floor, _ in rounds for v in floor.latencies], 99)
+    sites = quantile([v for _, site in rounds for v in site.latencies], 99)
+    lines.append(
+        f"all rounds together: floor p99 {ms(floors)}, site p99 {ms(sites)}: {sites / floors:.2f}"
+    )
+    return lines
+
+
+def latency_rounds(
+    args: argparse.Namespace,
+    floor_bases: list[str],
+    floor_components: dict,
+    bases: list[str],
+    players: list[Player],
+    components: dict,
+    url: str | None,
+    peak: ConnectionPeak,
+) -> list[Phase]:
+    """``--rounds``: the floor and the site taking turns; prints each round and the median ratio,
+    and returns every round's phases, then all the floor's and all the site's moves pooled as
+    ``floor`` and ``site`` (the report's ratios are theirs)."""
+    measured: dict[str, list[Phase]] = {"floor": [], "site": []}
+    for kind in rounds_order(args.rounds):
+        if kind == "floor":
+            phase = asyncio.run(measure_floor(args, floor_bases, CpuMeter(floor_components)))
+        else:
+            meter = CpuMeter(components, url, peak)
+            phase = asyncio.run(measure_site(args, bases, players, meter))
+        phase.name = f"{kind}, round {len(measured[kind]) + 1}"
+        measured[kind].append(phase)
+    print(
+        f"\n== the floor and the site taking turns, in one run: {args.rounds} rounds of "
+        f"{args.duration:.0f} s each"
+    )
+    pairs = [(f.tally, s.tally) for f, s in zip(measured["floor"], measured["site"], strict=True)]
+    for line in round_lines(pairs):
+        print(line)
+    rounds = [phase for pair in zip(*measured.values(), strict=True) for phase in pair]
+    return [*rounds, pooled("floor", measured["floor"]), pooled("site", measured["site"])]
+
+
 def print_ratios(upper: Tally, lower: Tally, name: str) -> None:
     if upper.latencies and lower.latencies:
         for p in (50, 99):
@@ -1620,11 +1715,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             for name, seconds in phase.cpu.items()
         )
         print(f"CPU during {phase.name} (of {phase.seconds:.0f} s wall): {shares}")
-        if (
-            phase.meter is not None
-            and phase.tally.moves
-            and phase.name not in FLOOR_PHASES.values()
-        ):
+        if phase.meter is not None and phase.tally.moves and not is_floor(phase.name):
             report_cpu_per_move(phase)
     if peak:
         print(f"database connections at peak (site): {peak}")
@@ -1745,6 +1836,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="saturation on one daphne and on two, taking turns ROUNDS times in this run "
         "(--duration each), and the ratio of each round and their median; needs --processes 2",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="latency: the floor and the site taking turns ROUNDS times in this run (--duration "
+        "each), each round's p99 ratio, their median and the ratio of all rounds together",
+    )
     parser.add_argument("--smoke", action="store_true", help="CI: 20 s, 10 tables, 1 move/s each")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -1761,7 +1859,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                 "--proxy, --level3-tables, --idle or --commit-floor"
             )
         args.no_floor = True
+    if args.rounds < 1:
+        parser.error("--rounds needs a positive number")
+    if args.rounds > 1:
+        beside = args.level3_tables or args.idle or args.commit_floor or args.compare_processes
+        if args.mode != "latency" or args.no_floor or beside:
+            parser.error(
+                "--rounds needs --mode latency and the floor, without --level3-tables, --idle, "
+                "--commit-floor or --compare-processes"
+            )
     return args
+
+
+def finish(
+    args: argparse.Namespace,
+    phases: list[Phase],
+    site: LiveSite,
+    peak: int,
+    components: dict,
+    floors: list,
+) -> int:
+    """The report of the phases (with ``--watch``, the stalls and the site's move traces), then
+    the run's exit status."""
+    report(args, phases, site, peak)
+    if args.watch:
+        report_stalls(site.log_text(), components, floors)
+        site_phases = [p for p in phases if p.name == "site"]
+        if site_phases:
+            report_traces(site.log_text(), site_phases[0].tally)
+    return verdict(phases, site)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1814,12 +1940,17 @@ def main(argv: list[str] | None = None) -> int:
                 (site_proxy, floor_proxy),
             )
             phases = []
+            url = site.env.get("DATABASE_URL")
+            if args.rounds > 1:
+                with ConnectionPeak(url) as peak:
+                    rounds = (floor_bases, floor_components, bases, players, components, url)
+                    phases = latency_rounds(args, *rounds, peak)
+                return finish(args, phases, site, peak.peak, components, floors)
             if floors:
                 floor_meter = CpuMeter(floor_components)
                 phases.append(asyncio.run(measure_floor(args, floor_bases, floor_meter)))
             if floors and args.commit_floor:
                 phases.append(measure_commit_floor(args, site, floor_bases, floor_components))
-            url = site.env.get("DATABASE_URL")
             if args.compare_processes:
                 return verdict(compare_processes(args, bases, components, url), site)
             with ConnectionPeak(url) as peak:
@@ -1829,13 +1960,7 @@ def main(argv: list[str] | None = None) -> int:
                     meter = CpuMeter(components, url, peak)
                     beside = measure_site(args, bases, players, meter, args.level3_tables)
                     phases.append(asyncio.run(beside))
-            report(args, phases, site, peak.peak)
-            if args.watch:
-                report_stalls(site.log_text(), components, floors)
-                site_phases = [p for p in phases if p.name == "site"]
-                if site_phases:
-                    report_traces(site.log_text(), site_phases[0].tally)
-            return verdict(phases, site)
+            return finish(args, phases, site, peak.peak, components, floors)
         finally:
             site.close()
 
