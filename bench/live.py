@@ -19,8 +19,8 @@ du Chef tables, opens a socket for every seat, and offers moves through the JSON
   each round's ratio beside what the cores allowed it, the median ratio and the pooled one.
 - ``--rounds ROUNDS`` (latency): the floor and the site taking turns ``ROUNDS`` times in this run,
   ``--duration`` each; each round's p99 ratio, their median, and the ratio of all the rounds'
-  moves together. One round's floor p99 moves by half from run to run on a shared machine (a
-  single slow second is 1 % of a minute's moves), so a single ratio tells little.
+  moves together. One round's floor p99 moved by half from run to run on the shared machine (a
+  slow second holds 1.7 % of a minute's moves, enough to set its p99), so one ratio tells little.
 - ``--level3-tables N``: the site phase runs twice, without and then with N more tables where
   three level-3 bots play (the worker's pool thinks for them; three sockets watch each), and it
   prints the measured tables' p50 and p99 in both (issue 13: a level-3 seat must not slow the
