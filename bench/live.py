@@ -57,6 +57,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1212,8 +1213,8 @@ def report_stalls_during(moves: list[dict], tail: list[dict], stalls: list[list]
     """The loop's stalls (≥ 5 ms) while moves were played: by kind, by whether a request's
     thread was at work then (the GIL's other taker), by the callback that took longest; and how
     many of the slowest moves one stopped."""
-    first, last = min(m["posted"] for m in moves), max(m["seen"] for m in moves)
-    during = [s for s in stalls if first <= s[0] <= last]
+    played = while_played(moves)
+    during = [s for s in stalls if played(s[0])]
     if not during:
         print("  the loop's stalls ≥ 5 ms while moves were played: none")
         return
@@ -1265,13 +1266,36 @@ def report_pool_during(moves: list[dict], reports: list[dict]) -> None:
         )
 
 
+#: Moves further apart than this belong to different spans of play (``--rounds``: the floor's
+#: rounds of ``--duration`` lie between the site's); more than a table's ``--period``.
+PLAY_GAP_SECONDS = 30.0
+
+
+def played_spans(moves: list[dict]) -> list[tuple[float, float]]:
+    """The spans of time in which moves were played: from a move's POST to the last frame of
+    the moves that follow it less than ``PLAY_GAP_SECONDS`` apart."""
+    spans: list[list[float]] = []
+    for move in sorted(moves, key=lambda m: m["posted"]):
+        if spans and move["posted"] <= spans[-1][1] + PLAY_GAP_SECONDS:
+            spans[-1][1] = max(spans[-1][1], move["seen"])
+        else:
+            spans.append([move["posted"], move["seen"]])
+    return [(first, last) for first, last in spans]
+
+
+def while_played(moves: list[dict]) -> Callable[[float], bool]:
+    """Whether a moment lies in one of the spans in which moves were played."""
+    spans = played_spans(moves)
+    return lambda moment: any(first <= moment <= last for first, last in spans)
+
+
 def report_collections_during(moves: list[dict], collections: list) -> None:
-    """The collections (≥ 5 ms) between the first move's POST and the last move's frame, by
-    generation and by who ran them: the ones that could stop a move."""
-    first, last = min(m["posted"] for m in moves), max(m["seen"] for m in moves)
+    """The collections (≥ 5 ms) while moves were played (``played_spans``), by generation and by
+    who ran them: the ones that could stop a move."""
+    played = while_played(moves)
     during: dict[str, list[float]] = {}
     for generation, start, end, idle in collections:
-        if first <= start <= last:
+        if played(start):
             kind = f"gc{generation}{' idle' if idle else ''}"
             during.setdefault(kind, []).append(end - start)
     print(

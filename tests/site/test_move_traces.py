@@ -156,6 +156,21 @@ def test_the_benchmark_counts_the_collections_made_while_moves_were_played(
     assert "gc0 idle 1× 10.0 ms (max 10.0 ms), gc1 idle 1× 500 ms (max 500 ms)" in out
 
 
+def test_the_collections_of_the_floors_rounds_between_the_sites_are_not_counted(
+    capsys: pytest.CaptureFixture[str],
+):
+    from bench.live import report_collections_during
+
+    # Two rounds of the site's moves (--rounds), 70 s apart: the floor was measured between them.
+    moves = [{"posted": 10.0, "seen": 10.3}, {"posted": 20.0, "seen": 20.1}]
+    moves += [{"posted": 90.0, "seen": 90.2}, {"posted": 100.0, "seen": 100.1}]
+    collections = [(2, 50.0, 50.3, False), (0, 95.0, 95.01, True)]
+    report_collections_during(moves, collections)
+    out = capsys.readouterr().out.strip()
+    assert out.endswith("while moves were played: gc0 idle 1× 10.0 ms (max 10.0 ms)")
+    assert "gc2" not in out
+
+
 def test_the_watch_reports_how_long_requests_waited_for_a_database_connection(
     monkeypatch: pytest.MonkeyPatch,
 ):
