@@ -1560,13 +1560,18 @@ def describe_slice(part: Slice) -> str:
     )
 
 
-def comparison_order(rounds: int) -> list[int]:
-    """The processes of each slice: one then two, then two then one, and so on, so that neither
-    side always runs first."""
+def taking_turns(rounds: int, one: Any, other: Any) -> list[Any]:
+    """``one`` then ``other``, then ``other`` then ``one``, and so on for ``rounds`` rounds, so
+    that neither side always runs first."""
     order = []
     for number in range(rounds):
-        order.extend((1, 2) if number % 2 == 0 else (2, 1))
+        order.extend((one, other) if number % 2 == 0 else (other, one))
     return order
+
+
+def comparison_order(rounds: int) -> list[int]:
+    """The processes of each slice of ``--compare-processes``, taking turns."""
+    return taking_turns(rounds, 1, 2)
 
 
 def compare_processes(
@@ -1595,12 +1600,8 @@ def compare_processes(
 
 
 def rounds_order(rounds: int) -> list[str]:
-    """The phases of ``--rounds``: the floor then the site, then the site then the floor, and so
-    on, so that neither always runs first."""
-    order = []
-    for number in range(rounds):
-        order.extend(("floor", "site") if number % 2 == 0 else ("site", "floor"))
-    return order
+    """The phases of ``--rounds``: the floor and the site, taking turns."""
+    return taking_turns(rounds, "floor", "site")
 
 
 def pooled(name: str, phases: list[Phase]) -> Phase:
