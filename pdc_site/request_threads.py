@@ -166,14 +166,24 @@ class AfterAnswerJobs:
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.jobs: list[AfterAnswer] = []
+        #: How many of ``jobs``, at its end, go after every other job (``add(job, last=True)``).
+        self.last_ones = 0
         self.follow_ups: list[Callable[[], Awaitable[None]]] = []
         self.loop = loop
         #: The last follow-up started (each one waits for the one before it).
         self.started: asyncio.Future | None = None
 
+    def add(self, job: AfterAnswer, last: bool = False) -> None:
+        """Keep ``job``: after those kept before it, but before the ``last`` ones."""
+        if last:
+            self.jobs.append(job)
+            self.last_ones += 1
+        else:
+            self.jobs.insert(len(self.jobs) - self.last_ones, job)
+
     def run_jobs(self) -> None:
         """Run the jobs kept so far, in order; one that fails is logged, the others still run."""
-        jobs, self.jobs = self.jobs, []
+        jobs, self.jobs, self.last_ones = self.jobs, [], 0
         loop_watch.mark("jobs")
         loop_watch.work_begins()
         try:
@@ -255,14 +265,15 @@ def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
 _after_answer: ContextVar[AfterAnswerJobs | None] = ContextVar("after_answer", default=None)
 
 
-def after_answer(job: AfterAnswer) -> bool:
+def after_answer(job: AfterAnswer, last: bool = False) -> bool:
     """Keep ``job`` until the running request's answer is sent, then run it in the request's
-    thread. False outside a request served by ``RequestThreads`` (the worker, the test client):
-    the caller then runs it at once."""
+    thread; with ``last``, after every job kept without it, even those kept later (bookkeeping
+    that no one waits for goes after a move's doorbell). False outside a request served by
+    ``RequestThreads`` (the worker, the test client): the caller then runs it at once."""
     pending = _after_answer.get()
     if pending is None:
         return False
-    pending.jobs.append(job)
+    pending.add(job, last)
     return True
 
 

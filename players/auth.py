@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import ratelimit
+from pdc_site import request_threads
 
 from .models import ApiToken, hash_token
 
@@ -124,11 +125,18 @@ def _token_user(raw: str, address: str, limits: LimitsOf = lambda user: ()) -> C
 
 
 def _note_use(known: _Known) -> None:
-    """Write when the token was last used, at most once a minute."""
+    """Write when the token was last used, at most once a minute; in a request, once it is
+    answered and its other jobs are done (a move's doorbell), since nobody waits for it."""
     now = timezone.now()
     if known.last_used_at is None or (now - known.last_used_at).total_seconds() > LAST_USED_SECONDS:
-        ApiToken.objects.filter(pk=known.token_id).update(last_used_at=now)
         known.last_used_at = now
+        token_id = known.token_id
+        if not request_threads.after_answer(lambda: _write_last_use(token_id, now), last=True):
+            _write_last_use(token_id, now)
+
+
+def _write_last_use(token_id: int, when: datetime) -> None:
+    ApiToken.objects.filter(pk=token_id).update(last_used_at=when)
 
 
 def _new_generation(only_if_none: bool = False) -> str | None:
