@@ -38,9 +38,8 @@ def user_group(user_id: int) -> str:
 
 
 def after_commit(match, lobby: bool = False) -> None:
-    """Ring the table (and the lobby) once the transaction commits: in a request, once its
-    answer is made and handed to the event loop to send, so that the mover does not wait for the
-    parts rendered for the watchers."""
+    """Ring the table (and the lobby) once the transaction commits: in a request, after its
+    answer was sent, so that the mover does not wait for the parts rendered for the watchers."""
     match_id, version = match.pk, match.version
 
     def ring_after_answer() -> None:

@@ -143,16 +143,6 @@ _queues: weakref.WeakKeyDictionary[threading.Thread, queue.SimpleQueue] = (
 )
 
 
-def run_next_in_this_thread(fn: Callable[[], Any]) -> bool:
-    """In a ``RequestThread``, run ``fn`` there as soon as the running call returns, before any
-    call given to the thread later; False elsewhere (nothing is run)."""
-    calls = _queues.get(threading.current_thread())
-    if calls is None:
-        return False
-    calls.put((Future(), fn, (), {}))
-    return True
-
-
 def _end_threads_at_exit() -> None:
     running = list(_queues.items())
     for _thread, calls in running:
@@ -271,13 +261,13 @@ def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
         return False
 
 
-#: The jobs of the running request, kept until its answer is made (None outside a request).
+#: The jobs of the running request, kept until its answer is sent (None outside a request).
 _after_answer: ContextVar[AfterAnswerJobs | None] = ContextVar("after_answer", default=None)
 
 
 def after_answer(job: AfterAnswer, last: bool = False) -> bool:
-    """Keep ``job`` until the running request's answer is made, then run it in the request's
-    thread while the event loop sends the answer; with ``last``, after every job kept without it, even those kept later (bookkeeping
+    """Keep ``job`` until the running request's answer is sent, then run it in the request's
+    thread; with ``last``, after every job kept without it, even those kept later (bookkeeping
     that no one waits for goes after a move's doorbell). False outside a request served by
     ``RequestThreads`` (the worker, the test client): the caller then runs it at once."""
     pending = _after_answer.get()
@@ -601,12 +591,10 @@ class OneHopHandler(SyncTwins, ASGIHandler):
 
     def get_response(self, request: HttpRequest) -> HttpResponseBase:
         """The answer, in the request's thread, after ``request_started``. An answer with jobs
-        for after it (``after_answer``) has them run in this thread as soon as it is handed to
-        the event loop, while the loop sends it: a move's render for its watchers waits neither
-        for the answer to be sent nor for a hop back, and needs no hop of its own; Django's
-        closing of the answer comes after them, so the request still holds its database
-        connection meanwhile. Any other answer (not streamed) is closed here, before it is sent,
-        which saves the hop to close it."""
+        for after it (``after_answer``) runs them as Django closes it once sent: in the hop to
+        the request's thread that closing takes anyway, while the request still holds its
+        database connection, instead of one more hop afterwards. Any other answer (not streamed)
+        is closed here, before it is sent, which saves the hop to close it."""
         loop_watch.mark("thread")
         loop_watch.work_begins()
         try:
@@ -617,9 +605,18 @@ class OneHopHandler(SyncTwins, ASGIHandler):
         loop_watch.mark("made")
         pending = _after_answer.get()
         if pending is not None and pending.jobs:
-            # Closed by Django once sent, in a hop to this thread that comes after the jobs.
-            if not run_next_in_this_thread(pending.run_jobs):
-                pending.run_jobs()
+            close = response.close
+
+            def run_jobs_then_close() -> None:
+                try:
+                    pending.run_jobs()
+                finally:
+                    # The response held this function, which holds the response's own close:
+                    # let go of it, so that reference counts free the response.
+                    vars(response).pop("close", None)
+                    close()
+
+            response.close = run_jobs_then_close
         elif not response.streaming:
             response.close()
         return response

@@ -77,67 +77,6 @@ async def test_the_movers_answer_comes_before_the_watchers_render(monkeypatch, s
     await socket.disconnect()
 
 
-async def test_the_watchers_render_begins_without_waiting_for_the_answer_to_be_sent(
-    monkeypatch, site_app
-):
-    """The render runs in the request's thread as soon as the answer is handed to the event loop,
-    while the loop sends it: here sending the answer waits until the render has begun, which
-    only ends if the render does not wait for the answer to be sent (and a hop back)."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    render_began = asyncio.Event()
-    real = published.render_for_watchers
-
-    def render(match):
-        loop.call_soon_threadsafe(render_began.set)
-        return real(match)
-
-    match, users = await sync_to_async(started_table)(players=3)
-    socket, _first = await connected(f"/ws/tables/{match.pk}/", users[1])
-    monkeypatch.setattr(published, "render_for_watchers", render)
-    chef = get_engine(match.game).to_move(match.state)[0]
-    _token, raw = await sync_to_async(ApiToken.issue)(users[chef], "bot")
-    body = json.dumps({"version": match.version, "move": {"cut": [0, 4, 8]}}).encode()
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": f"/api/tables/{match.pk}/moves",
-        "raw_path": f"/api/tables/{match.pk}/moves".encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"localhost"),
-            (b"content-type", b"application/json"),
-            (b"authorization", f"Bearer {raw}".encode()),
-        ],
-        "client": ("127.0.0.1", 1),
-        "server": ("localhost", 80),
-    }
-    bodies = [{"type": "http.request", "body": body, "more_body": False}]
-    sent: list[dict] = []
-
-    async def receive() -> dict:
-        if bodies:
-            return bodies.pop()
-        await asyncio.Event().wait()  # the client stays until the answer is sent
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        if message["type"] == "http.response.start":
-            await asyncio.wait_for(render_began.wait(), DEADLOCK_GUARD)
-        sent.append(message)
-
-    await asyncio.wait_for(site_app(scope, receive, send), DEADLOCK_GUARD)
-    assert sent[0]["status"] == 200
-    frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
-    assert f'data-version="{match.version + 1}"' in frame
-    await socket.disconnect()
-
-
 @pytest.mark.parametrize("render", ["published", "failed"])
 async def test_every_seat_gets_the_version_rung_after_the_answer(monkeypatch, site_app, render):
     """Published parts or, when the render fails, a doorbell with the version only that each
