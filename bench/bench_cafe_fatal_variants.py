@@ -271,6 +271,26 @@ def leftover_judge(share: float, start: float) -> Callable[[State, int], float]:
     return judge
 
 
+def risk_judge(scale: float) -> Callable[[State, int], float]:
+    """A win chance's shape instead of the margin: ``tanh(margin / spread)``, the spread ``scale``
+    points times the square root of the rounds the leader still needs to reach 40 (about 10
+    points a round), plus one; a game over is 1 won, 0 tied first, -1 lost. So a lead counts for
+    less the more of it is already safe, and a deficit late in the game is worth a gamble."""
+
+    def judge(state: State, seat: int) -> float:
+        if ENGINE.is_over(state):
+            ranks = ENGINE.result(state).ranks
+            if ranks[seat] != 1:
+                return -1.0
+            return 1.0 if ranks.count(1) == 1 else 0.0
+        worth = [cafe_fatal_bot.prospect(h) for h in state["held"]]
+        left = max(0.0, 40.0 - max(state["scores"]))
+        spread = scale * math.sqrt(1.0 + left / 10.0)
+        return math.tanh(_against_best(worth, seat) / spread)
+
+    return judge
+
+
 #: How many of level 1's best placements the search races: a number, or one per position.
 Candidates = int | Callable[[State, int], int]
 
@@ -311,6 +331,8 @@ def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
     if kind == "late":
         top, factor = arg.split(":")
         return judged_reward(late_judge(float(top), float(factor))), candidates
+    if kind == "risk":
+        return judged_reward(risk_judge(float(arg))), candidates
     if kind == "left":
         share, start = arg.split(":")
         return judged_reward(leftover_judge(float(share), float(start))), candidates

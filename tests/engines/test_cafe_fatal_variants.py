@@ -23,13 +23,14 @@ from bench.bench_cafe_fatal_variants import (
     fitted_policy,
     keep_policy,
     play,
+    risk_judge,
     softmax_policy,
     variant,
 )
 from bench.bots import Pairing, play_one
 from games.engines.cafe_fatal import ENGINE
 from games.engines.search import budget
-from tests.engines.cafe_fatal_states import decisions
+from tests.engines.cafe_fatal_states import decisions, self_play
 
 
 def test_main_variant_plays_the_games_of_the_bots_benchmark():
@@ -91,3 +92,24 @@ def test_a_denial_policy_denies_more_and_leaves_level_1_as_it_was():
         differ += plain != denying
     assert differ > 0
     assert before == cafe_fatal_bot.DENIAL_SHARE
+
+
+def test_a_risk_judge_is_the_margins_sign_within_one_and_the_result_once_over():
+    """``risk:S``: tanh of the margin over the best other seat's prospect, so it keeps the
+    margin's order and sign within (-1, 1), and a game over is 1 won outright, 0 tied first,
+    -1 lost."""
+    from games.engines import cafe_fatal_bot
+
+    judge = risk_judge(4.0)
+    for state, seat in decisions(30, seed=11):
+        worth = [cafe_fatal_bot.prospect(h) for h in state["held"]]
+        margin = worth[seat] - max(w for other, w in enumerate(worth) if other != seat)
+        value = judge(state, seat)
+        assert -1 < value < 1
+        assert math.copysign(1, value) == math.copysign(1, margin) or margin == 0
+    finished = next(after for _s, _m, after in self_play(11) if ENGINE.is_over(after))
+    ranks = ENGINE.result(finished).ranks
+    winner = ranks.index(1)
+    assert ranks.count(1) == 1  # this seed's first game has one winner
+    assert judge(finished, winner) == 1.0
+    assert all(judge(finished, seat) == -1.0 for seat in range(3) if seat != winner)
