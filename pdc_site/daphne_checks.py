@@ -65,20 +65,28 @@ class SlicedServer(Server):
     """Daphne's server, its connection checks in slices (``Sweep``)."""
 
     def application_checker(self) -> None:
-        sweep = self.__dict__.get("_application_sweep")
-        if sweep is None:
-            sweep = self._application_sweep = Sweep(
-                lambda: self.connections, self.check_application, APPLICATION_PERIOD
-            )
-        reactor.callLater(sweep.step(), self.application_checker)
+        self._check_next_slice(
+            "_application_sweep",
+            self.check_application,
+            APPLICATION_PERIOD,
+            self.application_checker,
+        )
 
     def timeout_checker(self) -> None:
-        sweep = self.__dict__.get("_timeout_sweep")
+        self._check_next_slice(
+            "_timeout_sweep", self.check_timeouts_of, TIMEOUT_PERIOD, self.timeout_checker
+        )
+
+    def _check_next_slice(
+        self, name: str, check: Callable[[Any], None], period: float, again: Callable[[], None]
+    ) -> None:
+        """The next slice of the sweep ``name`` (made at the first call) checked, and ``again``
+        called when the slice after it is due."""
+        sweep = self.__dict__.get(name)
         if sweep is None:
-            sweep = self._timeout_sweep = Sweep(
-                lambda: self.connections, self.check_timeouts_of, TIMEOUT_PERIOD
-            )
-        reactor.callLater(sweep.step(), self.timeout_checker)
+            sweep = Sweep(lambda: self.connections, check, period)
+            setattr(self, name, sweep)
+        reactor.callLater(sweep.step(), again)
 
     def check_timeouts_of(self, protocol: Any) -> None:
         """Daphne's timeout and ping check of one connection, if it is still held."""
