@@ -1686,6 +1686,19 @@ def print_ratios(upper: Tally, lower: Tally, name: str) -> None:
             print(f"p{p} ratio {name}: {upper.percentile(p) / lower.percentile(p):.2f}")
 
 
+def daphnes_loop(env: dict[str, str]) -> str:
+    """The event loop every daphne of the run (the site's and the floor's) runs on: uvloop's as
+    deployed, or asyncio's with ``--watch``, whose figures are therefore not the deployed
+    site's (its floor and site alike are slower)."""
+    from pdc_site.event_loop import ASYNCIO, chosen
+
+    if chosen(env) == ASYNCIO:
+        if env.get("PDC_LOOP_WATCH"):
+            return "event loop: asyncio's (--watch times its turns; uvloop is deployed)"
+        return "event loop: asyncio's"
+    return "event loop: uvloop's"
+
+
 def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: int) -> None:
     backend = "PostgreSQL" if site.env.get("DATABASE_URL", "").startswith("postgres") else "SQLite"
     layer = "Redis" if site.env.get("REDIS_URL") else "in-memory layer"
@@ -1698,7 +1711,8 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"daphnes {'floating' if args.float else 'one core each'}"
         f"{' behind nginx' if args.proxy else ''}, "
         f"{'players unlimited, ' if players_limits(args.mode) else ''}"
-        f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}"
+        f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}, "
+        f"{daphnes_loop(site.env)}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
     )
     print(f"{'':15}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 
 UVLOOP = "uvloop"
 ASYNCIO = "asyncio"
 
 
-def chosen() -> str:
-    """The loop ``EVENT_LOOP`` names. The benchmark's loop watch (``PDC_LOOP_WATCH``) times the
-    turns of asyncio's own loop (``pdc_site.loop_watch``), so it always gets asyncio's."""
-    name = os.environ.get("EVENT_LOOP", UVLOOP)
+def chosen(environ: Mapping[str, str] = os.environ) -> str:
+    """The loop ``EVENT_LOOP`` names (in ``environ``, this process's environment unless given).
+    The benchmark's loop watch (``PDC_LOOP_WATCH``) times the turns of asyncio's own loop
+    (``pdc_site.loop_watch``), so it always gets asyncio's."""
+    name = environ.get("EVENT_LOOP", UVLOOP)
     if name not in (UVLOOP, ASYNCIO):
         raise SystemExit(f"EVENT_LOOP must be {UVLOOP!r} or {ASYNCIO!r}, not {name!r}")
-    if os.environ.get("PDC_LOOP_WATCH"):
+    if environ.get("PDC_LOOP_WATCH"):
         return ASYNCIO
     return name
 

@@ -65,3 +65,15 @@ def test_manage_py_commands_make_their_loops_with_uvloop() -> None:
         timeout=60,
     )
     assert finished.stdout.split() == ["uvloop"], finished.stderr
+
+
+def test_the_live_benchmark_names_the_loop_its_daphnes_run_on() -> None:
+    """``bench/live.py``'s report says whether its daphnes ran on the deployed loop: with
+    ``--watch`` (``PDC_LOOP_WATCH``) both the floor and the site run on asyncio's, and their
+    figures are not the deployed site's."""
+    from bench.live import daphnes_loop
+
+    assert daphnes_loop(environment()) == "event loop: uvloop's"
+    assert daphnes_loop(environment(EVENT_LOOP="asyncio")) == "event loop: asyncio's"
+    watched = daphnes_loop(environment(PDC_LOOP_WATCH="1"))
+    assert watched == "event loop: asyncio's (--watch times its turns; uvloop is deployed)"
