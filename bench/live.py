@@ -57,8 +57,9 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from dataclasses import fields as fields_of
 from pathlib import Path
 from typing import Any
 
@@ -1604,22 +1605,22 @@ def rounds_order(rounds: int) -> list[str]:
     return taking_turns(rounds, "floor", "site")
 
 
+def added_up(tallies: Iterable[Tally]) -> Tally:
+    """One tally of all of them: each field of each added up (lists joined, counts summed)."""
+    total = Tally()
+    for part in tallies:
+        for each in fields_of(Tally):
+            setattr(total, each.name, getattr(total, each.name) + getattr(part, each.name))
+    return total
+
+
 def pooled(name: str, phases: list[Phase]) -> Phase:
     """The phases' moves as one phase: every latency, error and missing push of each, their
     seconds and CPU added up (no meter: the CPU per move is printed round by round)."""
-    tally = Tally()
     cpu: Counter = Counter()
     for phase in phases:
-        part = phase.tally
-        tally.latencies += part.latencies
-        tally.answers += part.answers
-        tally.after_answer += part.after_answer
-        tally.errors.update(part.errors)
-        tally.missing += part.missing
-        tally.moves += part.moves
-        tally.reopened += part.reopened
-        tally.records += part.records
         cpu.update(phase.cpu)
+    tally = added_up(phase.tally for phase in phases)
     return Phase(name, tally, sum(phase.seconds for phase in phases), dict(cpu), [])
 
 
@@ -1639,8 +1640,8 @@ def round_lines(rounds: list[tuple[Tally, Tally]]) -> list[str]:
         f"site / floor p99, median of {len(ratios)} rounds: {statistics.median(ratios):.2f} "
         "(each round: " + ", ".join(f"{r:.2f}" for r in ratios) + ")"
     )
-    floors = quantile([v for floor, _ in rounds for v in floor.latencies], 99)
-    sites = quantile([v for _, site in rounds for v in site.latencies], 99)
+    floors = added_up(floor for floor, _ in rounds).percentile(99)
+    sites = added_up(site for _, site in rounds).percentile(99)
     lines.append(
         f"all rounds together: floor p99 {ms(floors)}, site p99 {ms(sites)}: {sites / floors:.2f}"
     )
