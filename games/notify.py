@@ -84,7 +84,7 @@ def send(group: str, message: dict) -> None:
         if follow_up is not None:
             async_to_sync(follow_up)()
     except Exception:  # called where it cannot reach the event loop: the database is the truth
-        logger.warning("could not notify group %s", group, exc_info=True)
+        _could_not_notify(group)
 
 
 def publish_here(rung: list[tuple[str, dict]]) -> Callable[[], Awaitable[None]] | None:
@@ -98,7 +98,7 @@ def publish_here(rung: list[tuple[str, dict]]) -> Callable[[], Awaitable[None]] 
         try:
             layer.publish_now(group, message)
         except Exception:  # the doorbell may fail (Redis away): the database is still the truth
-            logger.warning("could not notify group %s", group, exc_info=True)
+            _could_not_notify(group)
     loop_watch.mark("published")
     return None
 
@@ -114,9 +114,14 @@ def sender(rung: list[tuple[str, dict]]) -> Callable[[], Awaitable[None]]:
             try:
                 await layer.group_send(group, message)
             except Exception:  # the doorbell may fail (Redis away): the database is still the truth
-                logger.warning("could not notify group %s", group, exc_info=True)
+                _could_not_notify(group)
 
     return send_all
+
+
+def _could_not_notify(group: str) -> None:
+    """Log a doorbell that failed, with its error (called in the ``except`` that caught it)."""
+    logger.warning("could not notify group %s", group, exc_info=True)
 
 
 class Listener:
