@@ -291,6 +291,19 @@ def risk_judge(scale: float) -> Callable[[State, int], float]:
     return judge
 
 
+def keep_bonus(bonus: float) -> search.Rollout:
+    """Level 3's reward plus ``bonus`` points for each die the candidate left in the seat's hand.
+    The seat's own later placements in a playout are level 1's, weaker than level 3's own will
+    be, so the playouts may undervalue the dice a candidate keeps for later."""
+
+    def rollout(state: State, seat: int, rng: random.Random) -> float:
+        kept = state["remaining"][seat]
+        state, _ = cafe_fatal_bot._round_played_out(state, seat, rng, ENGINE.advance)
+        return cafe_fatal_bot.round_end_reward(state, seat) + bonus * kept
+
+    return rollout
+
+
 #: How many of level 1's best placements the search races: a number, or one per position.
 Candidates = int | Callable[[State, int], int]
 
@@ -333,6 +346,8 @@ def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
         return judged_reward(late_judge(float(top), float(factor))), candidates
     if kind == "risk":
         return judged_reward(risk_judge(float(arg))), candidates
+    if kind == "keep":
+        return keep_bonus(float(arg)), candidates
     if kind == "left":
         share, start = arg.split(":")
         return judged_reward(leftover_judge(float(share), float(start))), candidates

@@ -21,6 +21,7 @@ from bench.bench_cafe_fatal_variants import (
     features,
     fit_logit,
     fitted_policy,
+    keep_bonus,
     keep_policy,
     play,
     risk_judge,
@@ -113,3 +114,20 @@ def test_a_risk_judge_is_the_margins_sign_within_one_and_the_result_once_over():
     assert ranks.count(1) == 1  # this seed's first game has one winner
     assert judge(finished, winner) == 1.0
     assert all(judge(finished, seat) == -1.0 for seat in range(3) if seat != winner)
+
+
+def test_a_keep_bonus_is_level_3s_reward_plus_the_bonus_for_each_die_the_candidate_kept():
+    """``keep:B``: the same round played out on the same luck, judged as level 3 judges it,
+    plus B points for every die the seat still holds after the candidate placement."""
+    from games.engines import cafe_fatal_bot
+
+    rollout = keep_bonus(2.5)
+    seen_kept = set()
+    for state, seat in decisions(20, seed=5):
+        for _score, move in cafe_fatal_bot.placement_scores(state, seat)[:3]:
+            after = ENGINE.advance(state, seat, move)
+            kept = after["remaining"][seat]
+            seen_kept.add(kept)
+            plain = cafe_fatal_bot._round_reward(after, seat, random.Random(9))
+            assert rollout(after, seat, random.Random(9)) == plain + 2.5 * kept
+    assert len(seen_kept) > 1  # candidates that keep different numbers of dice were judged
