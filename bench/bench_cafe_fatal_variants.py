@@ -304,6 +304,20 @@ def keep_bonus(bonus: float) -> search.Rollout:
     return rollout
 
 
+def keep_worth_bonus(factor: float) -> search.Rollout:
+    """``keep_bonus`` with the bonus for each die kept ``factor`` times what level 1 thinks a die
+    kept back is worth at the seat's tables now (``_TableJudge.die_value``): more when the food
+    on the tables is worth more to the seat."""
+
+    def rollout(state: State, seat: int, rng: random.Random) -> float:
+        kept = state["remaining"][seat]
+        bonus = factor * cafe_fatal_bot._TableJudge(state, seat).die_value * kept if kept else 0.0
+        state, _ = cafe_fatal_bot._round_played_out(state, seat, rng, ENGINE.advance)
+        return cafe_fatal_bot.round_end_reward(state, seat) + bonus
+
+    return rollout
+
+
 #: How many of level 1's best placements the search races: a number, or one per position.
 Candidates = int | Callable[[State, int], int]
 
@@ -348,6 +362,8 @@ def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
         return judged_reward(risk_judge(float(arg))), candidates
     if kind == "keep":
         return keep_bonus(float(arg)), candidates
+    if kind == "keepv":
+        return keep_worth_bonus(float(arg)), candidates
     if kind == "left":
         share, start = arg.split(":")
         return judged_reward(leftover_judge(float(share), float(start))), candidates

@@ -23,6 +23,7 @@ from bench.bench_cafe_fatal_variants import (
     fitted_policy,
     keep_bonus,
     keep_policy,
+    keep_worth_bonus,
     play,
     risk_judge,
     softmax_policy,
@@ -131,3 +132,21 @@ def test_a_keep_bonus_is_level_3s_reward_plus_the_bonus_for_each_die_the_candida
             plain = cafe_fatal_bot._round_reward(after, seat, random.Random(9))
             assert rollout(after, seat, random.Random(9)) == plain + 2.5 * kept
     assert len(seen_kept) > 1  # candidates that keep different numbers of dice were judged
+
+
+def test_a_keep_worth_bonus_counts_each_kept_die_at_level_1s_worth_of_a_die_there():
+    """``keepv:F``: level 3's reward plus F times level 1's worth of a die kept back
+    (``_TableJudge.die_value``, the tables as the candidate left them) for each die kept."""
+    from games.engines import cafe_fatal_bot
+
+    rollout = keep_worth_bonus(3.0)
+    worths = set()
+    for state, seat in decisions(20, seed=5):
+        for _score, move in cafe_fatal_bot.placement_scores(state, seat)[:3]:
+            after = ENGINE.advance(state, seat, move)
+            die = cafe_fatal_bot._TableJudge(after, seat).die_value
+            worths.add(die)
+            plain = cafe_fatal_bot._round_reward(after, seat, random.Random(9))
+            expected = plain + 3.0 * die * after["remaining"][seat]
+            assert rollout(after, seat, random.Random(9)) == pytest.approx(expected)
+    assert len(worths) > 1  # the bonus follows the position
