@@ -23,6 +23,12 @@ Variants (``play VARIANT``):
   the game is about to end);
 - ``left:S:B``: the pieces left on tied tables count for each seat S times what they would add
   to its prospect, and the seat that starts the next round gets B points;
+- ``risk:S`` (stop 34): the round judged by ``tanh(margin / spread)``, the spread S points times
+  the square root of one plus the rounds the leader still needs to reach 40; a game over 1 won,
+  0 tied first, -1 lost;
+- ``keep:B`` (stop 35): level 3's reward plus B points for each die the candidate leaves in the
+  seat's hand (its later placements in the playouts are level 1's); ``keepv:F``: F times level
+  1's worth of a die kept back (``_TableJudge.die_value``) for each;
 - ``first:N``: level 1's best N placements raced at the bot's first placement of a round (where
   ``bench/cf_oracle.py`` finds the oracle's best outside level 1's best 5 most often), 5 at the
   others;
