@@ -297,31 +297,31 @@ def risk_judge(scale: float) -> Callable[[State, int], float]:
     return judge
 
 
-def keep_bonus(bonus: float) -> search.Rollout:
-    """Level 3's reward plus ``bonus`` points for each die the candidate left in the seat's hand.
-    The seat's own later placements in a playout are level 1's, weaker than level 3's own will
-    be, so the playouts may undervalue the dice a candidate keeps for later."""
+def kept_dice_reward(worth: Callable[[State, int], float]) -> search.Rollout:
+    """Level 3's reward (``_round_reward``) plus ``worth(state, seat)`` for each die the candidate
+    left in the seat's hand. The seat's own later placements in a playout are level 1's, weaker
+    than level 3's own will be, so the playouts may undervalue the dice a candidate keeps."""
 
     def rollout(state: State, seat: int, rng: random.Random) -> float:
         kept = state["remaining"][seat]
-        state, _ = cafe_fatal_bot._round_played_out(state, seat, rng, ENGINE.advance)
-        return cafe_fatal_bot.round_end_reward(state, seat) + bonus * kept
+        bonus = worth(state, seat) * kept if kept else 0.0
+        return cafe_fatal_bot._round_reward(state, seat, rng) + bonus
 
     return rollout
+
+
+def keep_bonus(bonus: float) -> search.Rollout:
+    """``kept_dice_reward`` at ``bonus`` points a die."""
+    return kept_dice_reward(lambda state, seat: bonus)
 
 
 def keep_worth_bonus(factor: float) -> search.Rollout:
-    """``keep_bonus`` with the bonus for each die kept ``factor`` times what level 1 thinks a die
-    kept back is worth at the seat's tables now (``_TableJudge.die_value``): more when the food
-    on the tables is worth more to the seat."""
-
-    def rollout(state: State, seat: int, rng: random.Random) -> float:
-        kept = state["remaining"][seat]
-        bonus = factor * cafe_fatal_bot._TableJudge(state, seat).die_value * kept if kept else 0.0
-        state, _ = cafe_fatal_bot._round_played_out(state, seat, rng, ENGINE.advance)
-        return cafe_fatal_bot.round_end_reward(state, seat) + bonus
-
-    return rollout
+    """``kept_dice_reward`` at ``factor`` times what level 1 thinks a die kept back is worth at
+    the seat's tables now (``_TableJudge.die_value``): more when the food on the tables is worth
+    more to the seat."""
+    return kept_dice_reward(
+        lambda state, seat: factor * cafe_fatal_bot._TableJudge(state, seat).die_value
+    )
 
 
 #: How many of level 1's best placements the search races: a number, or one per position.
