@@ -21,16 +21,36 @@ move, and at 300 tables the slowest 1 % of the pushes waited behind the loop's o
 (``bench/live.py --tables 300``: the push's p99 23.1, 26.5 and 23.2 ms against 27.0, 35.5 and
 28.8 ms from the loop, taking turns). Both ways name the group's channel and pick its Redis
 server as channels-redis does, so every process's subscription hears either.
+
+A group's message is queued for the sockets of its own process at once, before it is published
+(``_queue_here``), not when Redis sends it back: the sockets of the process that made a move no
+longer wait for Redis, which shares its core with PostgreSQL and the load generator, to be
+scheduled. The other processes hear it from Redis as before. The message goes out tagged with
+its process (``_origin``), and the process drops its own echo (``_EchoFreeShard``), so each socket
+gets it once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
 import threading
 from typing import Any
 
 import redis
 import redis.sentinel
-from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer
+from channels_redis.pubsub import (
+    RedisPubSubChannelLayer,
+    RedisPubSubLoopLayer,
+    RedisSingleShardConnection,
+)
+
+#: The first byte of a message tagged with the process that sent it: a byte msgpack never uses,
+#: so an untagged message (a ``send`` to one channel) is told apart by its first byte.
+TAG = b"\xc1"
+#: A tag: ``TAG`` and eight random bytes, one per process's layer.
+TAG_LENGTH = 9
 
 
 class PubSubChannelLayer(RedisPubSubChannelLayer):
@@ -45,6 +65,16 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         self._naming = RedisPubSubLoopLayer(*self._args, channel_layer=self, **self._kwargs)
         self._clients: dict[int, redis.Redis] = {}
         self._clients_lock = threading.Lock()
+        self._origin = TAG + os.urandom(TAG_LENGTH - len(TAG))
+
+    def _get_layer(self) -> RedisPubSubLoopLayer:
+        """The running loop's layer, whose shards drop the echo of this process's own group
+        messages (already queued here)."""
+        layer = self._layers.get(asyncio.get_running_loop())
+        if layer is None:
+            layer = super()._get_layer()
+            layer._shards = [_EchoFreeShard(shard.host, layer) for shard in layer._shards]
+        return layer
 
     def deserialize(self, message: bytes) -> dict[str, Any]:
         """``message`` unpacked, once for every socket it was queued for: the other sockets of
@@ -53,9 +83,14 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         given); what it holds is shared and only read (``published.parts_of``)."""
         unpacked = self._unpacked
         if unpacked is None or unpacked[0] is not message:
-            unpacked = (message, super().deserialize(message))
+            packed = message[TAG_LENGTH:] if message[:1] == TAG else message
+            unpacked = (message, super().deserialize(packed))
             self._unpacked = unpacked
         return dict(unpacked[1])
+
+    def tagged(self, message: dict) -> bytes:
+        """``message`` packed for a group, tagged with this process."""
+        return self._origin + self.serialize(message)
 
     async def group_send(self, group: str, message: dict) -> None:
         """Publish ``message`` to ``group``, not waiting for the layer's other commands. Two
@@ -63,18 +98,34 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         a newer version in full (a gap) and ignores an older one, as with any late doorbell."""
         layer = self._get_layer()
         channel = layer._get_group_channel_name(group)
+        data = self.tagged(message)
+        self._queue_here(channel, data)
         shard = layer._get_shard(channel)
         shard._ensure_redis()  # no await before it is used: no other task sees it half made
-        await shard._redis.publish(channel, self.serialize(message))
+        await shard._redis.publish(channel, data)
 
     def publish_now(self, group: str, message: dict) -> None:
         """``group_send`` from a thread, without the event loop: one ``PUBLISH`` on a connection
         of the process's synchronous pool for the group's Redis server. Raises what redis-py
         raises when Redis is away."""
         channel = self._naming._get_group_channel_name(group)
-        self._client(self._naming._get_shard(channel).host).publish(
-            channel, self.serialize(message)
-        )
+        data = self.tagged(message)
+        self._queue_here(channel, data)
+        self._client(self._naming._get_shard(channel).host).publish(channel, data)
+
+    def _queue_here(self, group_channel: str, data: bytes) -> None:
+        """Queue ``data`` for the sockets of ``group_channel`` in this process: on every event
+        loop that has a layer, the running one at once, the others through their own thread."""
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:  # a request's thread, the worker
+            running = None
+        for loop, layer in list(self._layers.items()):
+            if loop is running:
+                _queue_for_group(layer, group_channel, data)
+                continue
+            with contextlib.suppress(RuntimeError):  # a closed loop: none of its sockets is left
+                loop.call_soon_threadsafe(_queue_for_group, layer, group_channel, data)
 
     def _client(self, host: dict[str, Any]) -> redis.Redis:
         """The synchronous client of ``host`` (one pool per server and process, shared by the
@@ -87,6 +138,27 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
                 if client is None:
                     client = self._clients[key] = redis.Redis(connection_pool=_sync_pool(host))
         return client
+
+
+def _queue_for_group(layer: RedisPubSubLoopLayer, group_channel: str, data: bytes) -> None:
+    """What a shard does with a group's message from Redis: queue it for each socket of the
+    group that this loop's layer holds."""
+    for name in layer.groups.get(group_channel, ()):
+        queue = layer.channels.get(name)
+        if queue is not None:
+            queue.put_nowait(data)
+
+
+class _EchoFreeShard(RedisSingleShardConnection):
+    """A shard's subscription that ignores the group messages its own process sent (each was
+    queued here when it was sent)."""
+
+    def _receive_message(self, message: dict | None) -> None:
+        if message is not None and message["data"].startswith(
+            self.channel_layer.channel_layer._origin
+        ):
+            return
+        super()._receive_message(message)
 
 
 def _sync_pool(host: dict[str, Any]) -> redis.ConnectionPool:

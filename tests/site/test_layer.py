@@ -189,3 +189,121 @@ def test_a_doorbell_sent_outside_a_request_leaves_from_its_own_thread(monkeypatc
         ("table-7", {"type": "table.changed", "match": 7, "version": 3}),
         ("lobby", {"type": "lobby.changed"}),
     ]
+
+
+def sockets_of(layer: PubSubChannelLayer, group: str, count: int) -> list[str]:
+    """``count`` sockets of this loop's layer in ``group``, joined without Redis."""
+    here = layer._get_layer()
+    channels = [f"test.socket-{uuid.uuid4().hex}" for _ in range(count)]
+    for channel in channels:
+        here.channels[channel] = asyncio.Queue()
+    here.groups[here._get_group_channel_name(group)] = set(channels)
+    return channels
+
+
+def queued(layer: PubSubChannelLayer, channel: str) -> list[dict]:
+    """What waits in ``channel``'s queue, unpacked, emptying it."""
+    queue = layer._get_layer().channels[channel]
+    return [layer.deserialize(queue.get_nowait()) for _ in range(queue.qsize())]
+
+
+@pytest.mark.asyncio
+async def test_a_group_s_message_is_queued_for_the_sockets_of_its_own_process_before_redis(
+    monkeypatch,
+):
+    """From the loop and from a thread: every socket of the group in this process has the message
+    once it is sent, however slow Redis is to send it back (here it never does)."""
+    layer = a_layer()
+    shard, _channel = published_to(layer, "table-11")
+    sent: list[bytes] = []
+
+    async def publish(name: str, data: bytes) -> int:
+        sent.append(data)
+        return 1
+
+    class Client:  # the thread's synchronous client
+        def __init__(self, host: dict) -> None:
+            pass
+
+        def publish(self, name: str, data: bytes) -> int:
+            sent.append(data)
+            return 1
+
+    monkeypatch.setattr(shard._redis, "publish", publish)
+    monkeypatch.setattr(layer, "_client", Client)
+    sockets = sockets_of(layer, "table-11", 3)
+    outsider = sockets_of(layer, "table-12", 1)[0]
+    await layer.group_send("table-11", {"type": "t", "version": 1})
+    assert [queued(layer, s) for s in sockets] == [[{"type": "t", "version": 1}]] * 3
+
+    thread = threading.Thread(target=layer.publish_now, args=("table-11", {"type": "t", "v": 2}))
+    thread.start()
+    await asyncio.get_running_loop().run_in_executor(None, thread.join)
+    await asyncio.sleep(0)  # the loop runs what the thread handed it
+    assert [queued(layer, s) for s in sockets] == [[{"type": "t", "v": 2}]] * 3
+    assert queued(layer, outsider) == []
+    assert [layer.deserialize(data) for data in sent] == [
+        {"type": "t", "version": 1},
+        {"type": "t", "v": 2},
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_process_drops_its_own_group_message_coming_back_from_redis_and_keeps_others():
+    layer, other = a_layer(), a_layer()
+    sockets = sockets_of(layer, "table-13", 2)
+    here = layer._get_layer()
+    group_channel = here._get_group_channel_name("table-13")
+    shard = here._get_shard(group_channel)
+    for data in (
+        layer.tagged({"type": "t", "from": "here"}),
+        other.tagged({"type": "t", "from": "another process"}),
+        layer.serialize({"type": "t", "from": "untagged"}),
+    ):
+        shard._receive_message({"channel": group_channel, "data": data})
+    assert [queued(layer, s) for s in sockets] == [
+        [{"type": "t", "from": "another process"}, {"type": "t", "from": "untagged"}]
+    ] * 2
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_every_socket_gets_a_group_s_message_once_from_its_own_process_or_another():
+    """Two processes' layers on one Redis: a socket of the first gets the first's message (queued
+    at once; its echo dropped) and the second's (through Redis), each once and in order."""
+    url = require_redis()
+    prefix = f"test-{uuid.uuid4().hex}"
+    here = PubSubChannelLayer(hosts=[{"address": url}], prefix=prefix)
+    elsewhere = PubSubChannelLayer(hosts=[{"address": url}], prefix=prefix)
+    try:
+        channel = await here.new_channel()
+        await here.group_add("table-14", channel)
+        group_channel = here._get_layer()._get_group_channel_name("table-14")
+
+        def publish_from_both() -> None:
+            with redis.Redis.from_url(url) as client:
+                for _ in range(10_000):  # until Redis counts the loop's SUBSCRIBE
+                    if dict(client.pubsub_numsub(group_channel)).get(group_channel.encode()):
+                        break
+            here.publish_now("table-14", {"type": "t", "n": 1})
+            elsewhere.publish_now("table-14", {"type": "t", "n": 2})
+            here.publish_now("table-14", {"type": "t", "n": 3})
+            elsewhere.publish_now("table-14", {"type": "t", "n": 4})
+
+        sender = threading.Thread(target=publish_from_both)
+        sender.start()
+        await asyncio.get_running_loop().run_in_executor(None, sender.join)
+        received = [
+            (await asyncio.wait_for(here.receive(channel), DEADLOCK_GUARD))["n"] for _ in range(4)
+        ]
+        # Own messages come first (queued at once), the other process's in its order.
+        assert sorted(received) == [1, 2, 3, 4]
+        assert [n for n in received if n % 2] == [1, 3]
+        assert [n for n in received if not n % 2] == [2, 4]
+        # The echoes of 1 and 3 came back before 4 did (Redis keeps one publisher's order):
+        # had they been queued, they would be here now.
+        assert here._get_layer().channels[channel].qsize() == 0
+        await here.group_discard("table-14", channel)
+    finally:
+        await here.flush()
+        await elsewhere.flush()
