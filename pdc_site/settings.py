@@ -226,6 +226,11 @@ else:
 #: Each process remembers the API tokens it has looked up (players/auth.py), which needs a cache
 #: that every process shares (where a revoke tells them all): on with Redis.
 API_TOKEN_CACHE = env_flag("API_TOKEN_CACHE", default=bool(REDIS_URL))
+#: Seconds between two writes of the API tokens' last uses that one process has noted, each write
+#: one statement for all of them (``players.auth``); 0: each use is written on its own. At 300
+#: tables a use was written about every other move, and those writes were a tenth of a daphne's
+#: CPU (README, stop 36).
+TOKEN_USES_WRITE_SECONDS = float(os.environ.get("TOKEN_USES_WRITE_SECONDS", "5"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import copy
+import logging
 import secrets
+import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
+from django.db import connections
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
@@ -22,6 +26,8 @@ from games import ratelimit
 from pdc_site import request_threads
 
 from .models import ApiToken, hash_token
+
+logger = logging.getLogger(__name__)
 
 #: Unknown or revoked tokens one address may send per window (seconds).
 TOKEN_FAILURES_PER_WINDOW = (20, 600)
@@ -125,18 +131,78 @@ def _token_user(raw: str, address: str, limits: LimitsOf = lambda user: ()) -> C
 
 
 def _note_use(known: _Known) -> None:
-    """Write when the token was last used, at most once a minute; in a request, once it is
-    answered and its other jobs are done (a move's doorbell), since nobody waits for it."""
+    """Note when the token was last used, at most once a minute. The uses a process notes are
+    written together (``_Uses``); in a request, once it is answered and its other jobs are done
+    (a move's doorbell), since nobody waits for it."""
     now = timezone.now()
     if known.last_used_at is None or (now - known.last_used_at).total_seconds() > LAST_USED_SECONDS:
         known.last_used_at = now
-        token_id = known.token_id
-        if not request_threads.after_answer(lambda: _write_last_use(token_id, now), last=True):
-            _write_last_use(token_id, now)
+        if not _uses.note(known.token_id, now):
+            return  # the next write takes it
+
+        def write() -> None:
+            _write_uses(_uses.take())
+
+        if not request_threads.after_answer(write, last=True):
+            write()
 
 
-def _write_last_use(token_id: int, when: datetime) -> None:
-    ApiToken.objects.filter(pk=token_id).update(last_used_at=when)
+class _Uses:
+    """The token uses this process has noted and not written yet. The first use after
+    ``TOKEN_USES_WRITE_SECONDS`` without a write is written by its request, with every use
+    noted since; a use noted sooner waits for the next write, and a timer makes that write if no
+    request does first. So one statement a few seconds carries the uses of every token, where
+    each token's write was a statement and a commit of its own. A process that stops loses the
+    uses of its last seconds, as a minute's precision allows."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, datetime] = {}
+        self.lock = threading.Lock()
+        self.written_at = float("-inf")
+        self.timer: threading.Timer | None = None
+
+    def note(self, token_id: int, when: datetime) -> bool:
+        """Keep ``token_id``'s use; whether the caller is to write the uses now."""
+        every = settings.TOKEN_USES_WRITE_SECONDS
+        with self.lock:
+            self.pending[token_id] = when
+            now = time.monotonic()
+            if now - self.written_at >= every:
+                self.written_at = now
+                return True
+            if self.timer is None:
+                self.timer = threading.Timer(self.written_at + every - now, self.write_late)
+                self.timer.daemon = True
+                self.timer.start()
+            return False
+
+    def take(self) -> dict[int, datetime]:
+        """The uses noted and not written yet, forgotten here."""
+        with self.lock:
+            pending, self.pending = self.pending, {}
+        return pending
+
+    def write_late(self) -> None:
+        """The timer's write, on its own thread and database connection (closed afterwards)."""
+        with self.lock:
+            self.timer = None
+            self.written_at = time.monotonic()
+        try:
+            _write_uses(self.take())
+        except Exception:  # a last use is bookkeeping: never worth a failure
+            logger.warning("could not write the API tokens' last uses", exc_info=True)
+        finally:
+            connections.close_all()
+
+
+_uses = _Uses()
+
+
+def _write_uses(uses: dict[int, datetime]) -> None:
+    """Write ``uses`` (token id -> when) in one statement, at the latest of their times: they
+    are at most ``TOKEN_USES_WRITE_SECONDS`` apart."""
+    if uses:
+        ApiToken.objects.filter(pk__in=list(uses)).update(last_used_at=max(uses.values()))
 
 
 def _new_generation(only_if_none: bool = False) -> str | None:

@@ -16,6 +16,16 @@ hypothesis_settings.load_profile("pdc")
 
 
 @pytest.fixture(autouse=True)
+def token_uses_written_at_once(settings, monkeypatch):
+    """Each API token's use written when noted, as before it was batched, in a process state of
+    its own (``tests/site/test_token_last_use.py`` tests the batching)."""
+    from players import auth
+
+    settings.TOKEN_USES_WRITE_SECONDS = 0
+    monkeypatch.setattr(auth, "_uses", auth._Uses())
+
+
+@pytest.fixture(autouse=True)
 def isolated_cache(settings):
     """Each test sees a cache of its own (rate-limit counters, presence): a fresh key prefix, not
     a flush, because on Redis a flush would also wipe what other test processes keep there."""
