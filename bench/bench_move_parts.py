@@ -17,6 +17,9 @@ process's (``time.process_time``: every thread's), in microseconds a call. It ne
   (the server must run on this machine), in ``--calls`` large enough for its 10 ms ticks.
 - ``hop``: one trip of a request's synchronous code to its thread and back, as a move's request
   takes (``sync_to_async`` in a ``ThreadSensitiveContext`` lent that thread).
+- ``uses``: API tokens' last uses (stop 36), a call a use of another token: each written by
+  itself as its request's job (main's way at 8df9ebe) or noted, the uses of a round written
+  together in one statement (``players.auth._Uses``, as within ``TOKEN_USES_WRITE_SECONDS``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PARTS = ("read", "hop", "write")
+PARTS = ("read", "hop", "write", "uses")
 
 
 def main() -> int:
@@ -245,10 +248,43 @@ def mains_save_and_commit(match: Any, moves: Any) -> bool:
     return True
 
 
+def uses_part() -> tuple[Callable, Callable]:
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from players import auth
+    from players.models import ApiToken
+
+    tokens = [
+        ApiToken.issue(get_user_model().objects.create_user(f"uses-{n}"), "bench")[0].pk
+        for n in range(200)
+    ]
+
+    def before(calls: int) -> float:
+        started = time.process_time()
+        for n in range(calls):
+            ApiToken.objects.filter(pk=tokens[n % len(tokens)]).update(last_used_at=timezone.now())
+        return time.process_time() - started
+
+    def after(calls: int) -> float:
+        uses = auth._Uses()
+        uses.written_at = time.monotonic() + 3600  # within the interval: every use kept
+        started = time.process_time()
+        for n in range(calls):
+            uses.note(tokens[n % len(tokens)], timezone.now())
+        auth._write_uses(uses.take())
+        taken = time.process_time() - started
+        uses.timer.cancel()
+        return taken
+
+    return before, after
+
+
 PART_MAKERS: dict[str, Callable[[], tuple[Callable, Callable]]] = {
     "read": read_part,
     "hop": hop_part,
     "write": write_part,
+    "uses": uses_part,
 }
 
 
