@@ -228,8 +228,8 @@ else:
 API_TOKEN_CACHE = env_flag("API_TOKEN_CACHE", default=bool(REDIS_URL))
 #: Seconds between two writes of the API tokens' last uses that one process has noted, each write
 #: one statement for all of them (``players.auth``); 0: each use is written on its own. At 300
-#: tables a use was written about every other move, and those writes were a tenth of a daphne's
-#: CPU (README, stop 36).
+#: tables a use was written about every other move, each 0.5 ms of the process's CPU and a
+#: commit of its own (README, stop 36).
 TOKEN_USES_WRITE_SECONDS = float(os.environ.get("TOKEN_USES_WRITE_SECONDS", "5"))
 
 AUTH_PASSWORD_VALIDATORS = [
