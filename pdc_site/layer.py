@@ -141,12 +141,12 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
 
 
 def _queue_for_group(layer: RedisPubSubLoopLayer, group_channel: str, data: bytes) -> None:
-    """What a shard does with a group's message from Redis: queue it for each socket of the
-    group that this loop's layer holds."""
-    for name in layer.groups.get(group_channel, ()):
-        queue = layer.channels.get(name)
-        if queue is not None:
-            queue.put_nowait(data)
+    """Queue ``data`` for each socket of the group that this loop's layer holds, as the group's
+    shard queues a message from Redis (channels-redis's own ``_receive_message``, without
+    ``_EchoFreeShard``'s check, which would drop it)."""
+    RedisSingleShardConnection._receive_message(
+        layer._get_shard(group_channel), {"channel": group_channel, "data": data}
+    )
 
 
 class _EchoFreeShard(RedisSingleShardConnection):
