@@ -37,37 +37,56 @@ def user_group(user_id: int) -> str:
     return f"user-{user_id}"
 
 
-def after_commit(match, lobby: bool = False) -> None:
+class RenderAhead:
+    """The watchers' parts of ``match``'s new version, rendered while its commit is on its way
+    (``rows.save_and_commit``'s ``while_committing``), for ``after_commit`` to ring with."""
+
+    def __init__(self, match) -> None:
+        self.match = match
+        self.rendered = None
+
+    def __call__(self) -> None:
+        from . import published  # the doorbell is below the rendering
+
+        self.rendered = published.render_ahead(self.match)
+
+
+def after_commit(match, lobby: bool = False, ahead: RenderAhead | None = None) -> None:
     """Ring the table (and the lobby) once the transaction commits: in a request, after its
-    answer was sent, so that the mover does not wait for the parts rendered for the watchers."""
+    answer was sent, so that the mover does not wait for the parts rendered for the watchers
+    (unless they were rendered ``ahead``, while the commit was on its way)."""
     match_id, version = match.pk, match.version
 
     def ring_after_answer() -> None:
         loop_watch.name_move(match_id, version)
+        rendered = ahead.rendered if ahead is not None else None
         if not request_threads.after_answer(
-            lambda: publish_here(doorbells(match_id, version, lobby, match))
+            lambda: publish_here(doorbells(match_id, version, lobby, match, rendered))
         ):
-            ring(match_id, version, lobby, match)
+            ring(match_id, version, lobby, match, rendered)
 
     transaction.on_commit(ring_after_answer)
 
 
-def ring(match_id: int, version: int, lobby: bool, match=None) -> None:
+def ring(match_id: int, version: int, lobby: bool, match=None, rendered=None) -> None:
     """Ring the table (and the lobby) now."""
-    for group, message in doorbells(match_id, version, lobby, match):
+    for group, message in doorbells(match_id, version, lobby, match, rendered):
         send(group, message)
 
 
-def doorbells(match_id: int, version: int, lobby: bool, match=None) -> list[tuple[str, dict]]:
+def doorbells(
+    match_id: int, version: int, lobby: bool, match=None, rendered=None
+) -> list[tuple[str, dict]]:
     """The groups to ring and their messages. With ``match`` as saved at ``version`` (the last
     change of its transaction), the table's doorbell carries the parts of the table's viewers
-    rendered here, once for every process (``games.published``); an earlier version of the same
-    transaction, or a render that failed, rings with the version only."""
+    rendered here (or ``rendered`` while the commit was on its way), once for every process
+    (``games.published``); an earlier version of the same transaction, or a render that
+    failed, rings with the version only."""
     message = {"type": "table.changed", "match": match_id, "version": version}
     if match is not None and match.version == version:
         from . import published  # the doorbell is below the rendering
 
-        parts = published.published(match)
+        parts = published.published(match, rendered)
         if parts is not None:
             message["parts"] = parts
     rung = [(table_group(match_id), message)]

@@ -24,17 +24,20 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.utils import translation
 
-from . import limits, rendering
+from . import limits, rendering, rows
 from .models import Match, Seat
 
 logger = logging.getLogger(__name__)
 
+#: A doorbell's parts: ``{"shared": {shared_field: parts}, "own": {viewer_field: parts}}``.
+Parts = dict[str, dict[str, dict[str, str]]]
 #: The count of a table's viewers in ``limits`` (one per viewer, as sockets come and go).
 VIEWER_KIND = "table-viewer"
 #: How long a count lasts after its last change, should its process die without giving it back.
@@ -74,12 +77,24 @@ def stop_watching(match_id: int, field: str) -> None:
 
 def _read(match: Match, seats: list[Seat]) -> rendering.TableSnapshot:
     """A read of ``match`` (as saved, with these seats) after this process's last read of its
-    table."""
+    table, not kept yet (``_keep_read``)."""
     with _reads_lock:
         previous = _reads.get(match.pk)
-    snapshot = rendering.snapshot_of(match, previous, seats)
+    return rendering.snapshot_of(match, previous, seats)
+
+
+def _keep_read(snapshot: rendering.TableSnapshot) -> None:
+    """Keep ``snapshot`` as the table's last read; inside ``render_ahead``, once its commit is
+    known (``published``)."""
+    held = getattr(_ahead, "reads", None)
+    if held is not None:
+        held.append(snapshot)
+        return
     _keep(snapshot, lambda kept: kept.version <= snapshot.version)
-    return snapshot
+
+
+#: The reads of the render ahead of a commit running in this thread, kept only after it.
+_ahead = threading.local()
 
 
 def offer_read(snapshot: rendering.TableSnapshot) -> None:
@@ -182,7 +197,7 @@ def viewers_of(match: Match, seats: list[Seat]) -> Viewers:
     return made
 
 
-def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | None:
+def render_for_watchers(match: Match) -> Parts | None:
     """The parts of ``match`` (as just saved) for every publishable viewer who watches it now:
     ``{"shared": {shared_field: parts}, "own": {viewer_field: parts}}``, or None when nobody
     would take them."""
@@ -193,6 +208,7 @@ def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | 
     if not watching:
         return None
     snapshot = _read(match, seats)
+    _keep_read(snapshot)
     shared: dict[str, dict[str, str]] = {}
     own: dict[str, dict[str, str]] = {}
     users: dict[int | None, Any] = {s.user_id: s.user for s in seats if s.user_id is not None}
@@ -218,11 +234,45 @@ def render_for_watchers(match: Match) -> dict[str, dict[str, dict[str, str]]] | 
     return {"shared": shared, "own": own}
 
 
-def published(match: Match) -> dict[str, dict[str, dict[str, str]]] | None:
-    """``render_for_watchers``, or None if anything fails: the doorbell then rings without
-    parts and every socket reads the table itself."""
+@dataclass
+class Rendered:
+    """The watchers' parts of a version (None: nobody watched) and the read they were rendered
+    from, made while its commit was on its way (``render_ahead``): published and kept only once
+    the commit is known."""
+
+    version: int
+    parts: Parts | None
+    reads: list[rendering.TableSnapshot]
+
+
+def render_ahead(match: Match) -> Rendered | None:
+    """``render_for_watchers`` of ``match`` as just changed and not yet committed
+    (``rows.save_and_commit``'s ``while_committing``): no query (a render that needs one is
+    left for after the commit), nothing kept and nothing rung here. None when it could not."""
     if not enabled():
         return None
+    _ahead.reads = []
+    try:
+        return Rendered(match.version, render_for_watchers(match), _ahead.reads)
+    except rows.QueryWhileCommitting:
+        return None
+    except Exception:
+        logger.warning("could not render table %s ahead of its commit", match.pk, exc_info=True)
+        return None
+    finally:
+        _ahead.reads = None
+
+
+def published(match: Match, ahead: Rendered | None = None) -> Parts | None:
+    """The parts rendered ``ahead`` of this version's commit (``render_ahead``), else
+    ``render_for_watchers``; None if anything fails: the doorbell then rings without parts and
+    every socket reads the table itself."""
+    if not enabled():
+        return None
+    if ahead is not None and ahead.version == match.version:
+        for snapshot in ahead.reads:
+            _keep_read(snapshot)
+        return ahead.parts
     try:
         return render_for_watchers(match)
     except Exception:

@@ -19,6 +19,7 @@ Only ``games.services`` changes a match; it calls these.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -30,6 +31,8 @@ from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
 from .models import Match, Move, Seat
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -449,7 +452,29 @@ def commits_with_last_write(alias: str) -> bool:
     )
 
 
-def save_and_commit(match: Match, moves: Sequence[Move]) -> bool:
+class QueryWhileCommitting(DatabaseError):
+    """A query asked for by ``save_and_commit``'s ``while_committing``: the connection is busy
+    committing, so the work that asked for it is left for after the commit."""
+
+
+def _refuse_queries(execute: Callable, sql: str, params: Any, many: bool, context: Any) -> Any:
+    raise QueryWhileCommitting("no query while the transaction commits")
+
+
+def _meanwhile(connection: Any, work: Callable[[], Any]) -> None:
+    """``work`` while the connection commits: a query it asks for is refused, and whatever it
+    raises is logged, never raised here (the transaction is committing: raised, it would make
+    the caller roll back a commit that happened)."""
+    try:
+        with connection.execute_wrapper(_refuse_queries):
+            work()
+    except Exception:
+        logger.exception("the work while a transaction committed failed")
+
+
+def save_and_commit(
+    match: Match, moves: Sequence[Move], while_committing: Callable[[], Any] | None = None
+) -> bool:
     """``insert_moves(moves)`` then ``save_match(match)``, and the transaction committed, in one
     round trip (a psycopg pipeline) where ``commits_with_last_write``: a move sent its insert,
     its update and ``COMMIT`` one after the other, each waiting for the answer to the one before
@@ -459,7 +484,13 @@ def save_and_commit(match: Match, moves: Sequence[Move]) -> bool:
     nothing more and runs its ``on_commit`` hooks as usual; so this must be the block's last
     statement, on a match read locked in it (its row cannot be gone). An error in either
     statement or in the ``COMMIT`` raises here, and the block rolls back (or finds the
-    transaction already ended)."""
+    transaction already ended).
+
+    ``while_committing`` runs once the ``COMMIT`` is sent and before its answer is read, so that
+    what it does (the watchers' render of the new version) overlaps PostgreSQL's commit instead
+    of following it. It may not query the database (a query raises ``QueryWhileCommitting``
+    inside it), it must not ring anything (the commit may still fail), and whatever it raises
+    is logged and changes nothing of the commit."""
     alias = router.db_for_write(Match, instance=match)
     if (
         match._state.adding
@@ -483,6 +514,8 @@ def save_and_commit(match: Match, moves: Sequence[Move]) -> bool:
                 cursor.execute(statements.update_match, update)
             # Not through Django's wrapper: a commit is not a query it counts or logs.
             raw.cursor().execute("COMMIT", prepare=False)
+            if while_committing is not None:
+                _meanwhile(connection, while_committing)
         updated = cursor.rowcount
     if updated != 1:
         raise DatabaseError(f"match {match.pk} was not updated")  # locked: cannot happen

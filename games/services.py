@@ -606,10 +606,24 @@ def _save_moves(match: Match) -> None:
 def _note_saved_moves(match: Match) -> None:
     """The moves just written kept on ``match`` as a read of them would give them."""
     moves = _unsaved_moves(match)
-    vars(match).setdefault("_saved_move_rows", []).extend(
-        (move.number, move.seat, _as_read(move.description), move.by_bot) for move in moves
-    )
+    vars(match).setdefault("_saved_move_rows", []).extend(_rows_as_read(moves))
     moves.clear()
+
+
+def _as_if_saved(match: Match, moves: list[Move], work: Callable[[], Any]) -> None:
+    """``work`` (the render ahead of the commit) with ``moves`` kept on ``match`` as once saved
+    (``_note_saved_moves``), and only while it runs: the commit is not known yet."""
+    noted = vars(match).setdefault("_saved_move_rows", [])
+    before = len(noted)
+    noted.extend(_rows_as_read(moves))
+    try:
+        work()
+    finally:
+        del noted[before:]
+
+
+def _rows_as_read(moves: list[Move]) -> list[tuple[int, int, Any, bool]]:
+    return [(move.number, move.seat, _as_read(move.description), move.by_bot) for move in moves]
 
 
 def _as_read(description: Any) -> Any:
@@ -897,12 +911,17 @@ def _changed(match: Match, lobby: bool = False, last: bool = False) -> None:
             match.deadline = None  # a thinking bot's turn, now played: no timer runs here
         if _worker_bot_due(match, engine, {seat.index: seat for seat in match.seats.all()}):
             match.deadline = timezone.now()
-    if last and rows.save_and_commit(match, _unsaved_moves(match)):
+    ahead = notify.RenderAhead(match)
+    moves = _unsaved_moves(match)
+    if last and rows.save_and_commit(
+        match, moves, while_committing=lambda: _as_if_saved(match, moves, ahead)
+    ):
         _note_saved_moves(match)
     else:
+        ahead = None
         _save_moves(match)
         rows.save_match(match)
-    notify.after_commit(match, lobby=lobby)
+    notify.after_commit(match, lobby=lobby, ahead=ahead)
 
 
 def _note_step(match: Match, engine: Engine) -> None:

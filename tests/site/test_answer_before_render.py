@@ -53,8 +53,10 @@ async def every_seat_gets_the_move(app, match, users, sockets) -> None:
 
 
 async def test_the_movers_answer_comes_before_the_watchers_render(monkeypatch, site_app):
-    """The render for the watchers waits until the mover has its answer: were it rendered before
-    the answer, it would wait in vain and the request would never answer."""
+    """A render for the watchers that was not made while the commit was on its way
+    (``published.render_ahead``: none here) waits until the mover has its answer: were it
+    rendered before the answer, it would wait in vain and the request would never answer."""
+    monkeypatch.setattr(published, "render_ahead", lambda match: None)
     answered = threading.Event()
     rendered_after_the_answer: list[bool] = []
     real = published.render_for_watchers

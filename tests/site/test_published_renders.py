@@ -181,14 +181,14 @@ def test_a_replaced_read_is_freed_by_reference_counts():
     cycle, so it does not wait for a collection (nor would it be frozen as garbage)."""
     match, _users = started_table(players=3)
     first = rows.match_with_seats(match.pk)
-    published._read(first, rendering.seats_of(first))
+    published._keep_read(published._read(first, rendering.seats_of(first)))
     watched = weakref.ref(first)
     del first
     enabled = gc.isenabled()
     gc.disable()
     try:
         second = rows.match_with_seats(match.pk)
-        published._read(second, rendering.seats_of(second))
+        published._keep_read(published._read(second, rendering.seats_of(second)))
         assert watched() is None
         # The read kept now still has its seats without a query.
         assert list(published._reads[match.pk].match.seats.all()) == rendering.seats_of(second)
