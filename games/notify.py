@@ -60,12 +60,40 @@ def after_commit(match, lobby: bool = False, ahead: RenderAhead | None = None) -
     def ring_after_answer() -> None:
         loop_watch.name_move(match_id, version)
         rendered = ahead.rendered if ahead is not None else None
+        if rendered is not None and here_now_elsewhere_after_answer(
+            doorbells(match_id, version, lobby, match, rendered)
+        ):
+            return
         if not request_threads.after_answer(
             lambda: publish_here(doorbells(match_id, version, lobby, match, rendered))
         ):
             ring(match_id, version, lobby, match, rendered)
 
     transaction.on_commit(ring_after_answer)
+
+
+def here_now_elsewhere_after_answer(rung: list[tuple[str, dict]]) -> bool:
+    """In a request, with the Pub/Sub layer: ``rung`` queued for this process's sockets now, and
+    published to the other processes after the answer (``publish_here``'s halves). False, with
+    nothing done, elsewhere."""
+    layer = get_channel_layer()
+    if not isinstance(layer, PubSubChannelLayer):
+        return False
+    delivered: list[tuple[str, str, bytes]] = []
+
+    def publish_elsewhere() -> None:
+        for group, channel, data in delivered:
+            try:
+                layer.publish_delivered(channel, data)
+            except Exception:  # the doorbell may fail (Redis away): the database is the truth
+                _could_not_notify(group)
+
+    if not request_threads.after_answer(publish_elsewhere):
+        return False
+    for group, message in rung:
+        delivered.append((group, *layer.deliver_here(group, message)))
+    loop_watch.mark("published")
+    return True
 
 
 def ring(match_id: int, version: int, lobby: bool, match=None, rendered=None) -> None:

@@ -108,9 +108,19 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         """``group_send`` from a thread, without the event loop: one ``PUBLISH`` on a connection
         of the process's synchronous pool for the group's Redis server. Raises what redis-py
         raises when Redis is away."""
+        self.publish_delivered(*self.deliver_here(group, message))
+
+    def deliver_here(self, group: str, message: dict) -> tuple[str, bytes]:
+        """The first half of ``publish_now``: ``message`` queued for the sockets of ``group`` in
+        this process; what ``publish_delivered`` then sends to the other processes."""
         channel = self._naming._get_group_channel_name(group)
         data = self.tagged(message)
         self._queue_here(channel, data)
+        return channel, data
+
+    def publish_delivered(self, channel: str, data: bytes) -> None:
+        """The second half of ``publish_now``: a message ``deliver_here`` queued in this process,
+        published to the others (this process drops its echo)."""
         self._client(self._naming._get_shard(channel).host).publish(channel, data)
 
     def _queue_here(self, group_channel: str, data: bytes) -> None:

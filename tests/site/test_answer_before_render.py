@@ -1,6 +1,7 @@
-"""A move's POST is answered before its version is rendered for the watchers and published
-(pdc_site/request_threads.after_answer, games/notify.after_commit): the mover does not wait for
-the seats' parts, and every seat still gets the version, rendered or not."""
+"""A move's POST is answered before its version is published for the other processes
+(pdc_site/request_threads.after_answer, games/notify.after_commit); its parts for the watchers
+are rendered while its commit is on its way where they can be (PostgreSQL), else after the
+answer; every seat gets the version, rendered or not."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import threading
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
+from django.db import connection
 
 from games import published
 from games.engines import get_engine
@@ -133,9 +135,10 @@ async def test_the_doorbell_after_the_answer_takes_no_hop_of_its_own(monkeypatch
 
 @pytest.mark.redis
 async def test_with_redis_the_doorbell_leaves_from_the_requests_thread(monkeypatch, site_app):
-    """With the Redis layer the doorbell is published in the request's thread right after the
-    watchers' render (``PubSubChannelLayer.publish_now``), not handed to the event loop to
-    publish; every seat still gets the version."""
+    """With the Redis layer the doorbell leaves from the request's thread, not handed to the
+    event loop to send: rendered while the commit was on its way, it is queued for this
+    process's sockets at once (``PubSubChannelLayer.deliver_here``) and published for the other
+    processes after the answer (``publish_delivered``); every seat gets the version."""
     from channels.layers import get_channel_layer
 
     from games import notify
@@ -144,13 +147,19 @@ async def test_with_redis_the_doorbell_leaves_from_the_requests_thread(monkeypat
     require_redis()
     assert isinstance(get_channel_layer(), PubSubChannelLayer)
     loop_thread = threading.current_thread()
-    from_threads: list[tuple[str, threading.Thread]] = []
+    from_threads: list[tuple[str, str, threading.Thread]] = []
     from_the_loop: list[str] = []
-    publish_now, group_send = PubSubChannelLayer.publish_now, PubSubChannelLayer.group_send
+    deliver_here = PubSubChannelLayer.deliver_here
+    publish_delivered = PubSubChannelLayer.publish_delivered
+    group_send = PubSubChannelLayer.group_send
 
-    def recorded_publish_now(self, group, message):
-        from_threads.append((group, threading.current_thread()))
-        return publish_now(self, group, message)
+    def recorded_deliver_here(self, group, message):
+        from_threads.append(("here", group, threading.current_thread()))
+        return deliver_here(self, group, message)
+
+    def recorded_publish_delivered(self, channel, data):
+        from_threads.append(("elsewhere", channel, threading.current_thread()))
+        return publish_delivered(self, channel, data)
 
     async def recorded_group_send(self, group, message):
         from_the_loop.append(group)
@@ -158,9 +167,60 @@ async def test_with_redis_the_doorbell_leaves_from_the_requests_thread(monkeypat
 
     match, users = await sync_to_async(started_table)(players=3)
     sockets = [(await connected(f"/ws/tables/{match.pk}/", user))[0] for user in users]
-    monkeypatch.setattr(PubSubChannelLayer, "publish_now", recorded_publish_now)
+    monkeypatch.setattr(PubSubChannelLayer, "deliver_here", recorded_deliver_here)
+    monkeypatch.setattr(PubSubChannelLayer, "publish_delivered", recorded_publish_delivered)
     monkeypatch.setattr(PubSubChannelLayer, "group_send", recorded_group_send)
     await every_seat_gets_the_move(site_app, match, users, sockets)
-    assert [group for group, _thread in from_threads] == [notify.table_group(match.pk)]
-    assert all(thread is not loop_thread for _group, thread in from_threads)
+    group = notify.table_group(match.pk)
+    channel = get_channel_layer()._naming._get_group_channel_name(group)
+    assert [(kind, name) for kind, name, _thread in from_threads] == [
+        ("here", group),
+        ("elsewhere", channel),
+    ]
+    assert all(thread is not loop_thread for _kind, _name, thread in from_threads)
     assert from_the_loop == []
+
+
+@pytest.mark.redis
+async def test_a_doorbell_rendered_ahead_reaches_this_process_before_the_answer(
+    monkeypatch, site_app
+):
+    """Rendered while the commit was on its way, the doorbell is queued for this process's
+    sockets once the commit is known, before the mover's answer, and published for the other
+    processes only after it: were it published before the answer, it would wait in vain and
+    the request would never answer."""
+    from channels.layers import get_channel_layer
+
+    from pdc_site.layer import PubSubChannelLayer
+
+    require_redis()
+    assert isinstance(get_channel_layer(), PubSubChannelLayer)
+    answered = threading.Event()
+    order: list[tuple[str, bool]] = []
+    deliver_here = PubSubChannelLayer.deliver_here
+    publish_delivered = PubSubChannelLayer.publish_delivered
+
+    def recorded_deliver_here(self, group, message):
+        order.append(("here", answered.is_set()))
+        return deliver_here(self, group, message)
+
+    def publish_once_answered(self, channel, data):
+        order.append(("elsewhere", answered.wait(DEADLOCK_GUARD)))
+        return publish_delivered(self, channel, data)
+
+    match, users = await sync_to_async(started_table)(players=3)
+    socket, _first = await connected(f"/ws/tables/{match.pk}/", users[1])
+    monkeypatch.setattr(PubSubChannelLayer, "deliver_here", recorded_deliver_here)
+    monkeypatch.setattr(PubSubChannelLayer, "publish_delivered", publish_once_answered)
+    post = await post_first_move(site_app, match, users)
+    response = await post.get_response(timeout=DEADLOCK_GUARD)
+    answered.set()
+    assert response["status"] == 200
+    frame = await socket.receive_from(timeout=DEADLOCK_GUARD)
+    assert f'data-version="{match.version + 1}"' in frame
+    await post.wait(timeout=DEADLOCK_GUARD)  # the request's jobs after the answer have run
+    if connection.vendor == "postgresql":  # rendered ahead of the commit: here first
+        assert order == [("here", False), ("elsewhere", True)]
+    else:  # no render ahead (SQLite): rendered and rung after the answer, as before
+        assert order == [("here", True), ("elsewhere", True)]
+    await socket.disconnect()

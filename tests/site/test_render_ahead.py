@@ -79,9 +79,7 @@ def test_the_watchers_parts_are_rendered_while_the_commit_is_on_its_way(
     assert published._reads[match.pk].version == played.version
 
 
-def test_a_render_that_needs_a_query_is_made_after_the_commit_instead(
-    watched_table, renders, sent
-):
+def test_a_render_that_needs_a_query_is_made_after_the_commit_instead(watched_table, renders, sent):
     match, users = watched_table
     published._reads.clear()  # no read kept: the render would read the invitations
     played = play_one_move(match, users, random.Random(4))
