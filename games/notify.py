@@ -61,7 +61,7 @@ def after_commit(match, lobby: bool = False, ahead: RenderAhead | None = None) -
         loop_watch.name_move(match_id, version)
         rendered = ahead.rendered if ahead is not None else None
         if rendered is not None and here_now_elsewhere_after_answer(
-            doorbells(match_id, version, lobby, match, rendered)
+            lambda: doorbells(match_id, version, lobby, match, rendered)
         ):
             return
         if not request_threads.after_answer(
@@ -72,10 +72,10 @@ def after_commit(match, lobby: bool = False, ahead: RenderAhead | None = None) -
     transaction.on_commit(ring_after_answer)
 
 
-def here_now_elsewhere_after_answer(rung: list[tuple[str, dict]]) -> bool:
-    """In a request, with the Pub/Sub layer: ``rung`` queued for this process's sockets now, and
-    published to the other processes after the answer (``publish_here``'s halves). False, with
-    nothing done, elsewhere."""
+def here_now_elsewhere_after_answer(rung: Callable[[], list[tuple[str, dict]]]) -> bool:
+    """In a request, with the Pub/Sub layer: the doorbells ``rung`` makes queued for this
+    process's sockets now, and published for the other processes after the answer
+    (``publish_now``'s halves). False, with nothing done, elsewhere."""
     layer = get_channel_layer()
     if not isinstance(layer, PubSubChannelLayer):
         return False
@@ -90,8 +90,11 @@ def here_now_elsewhere_after_answer(rung: list[tuple[str, dict]]) -> bool:
 
     if not request_threads.after_answer(publish_elsewhere):
         return False
-    for group, message in rung:
-        delivered.append((group, *layer.deliver_here(group, message)))
+    for group, message in rung():
+        try:
+            delivered.append((group, *layer.deliver_here(group, message)))
+        except Exception:  # never raised to the commit's hook: the database is the truth
+            _could_not_notify(group)
     loop_watch.mark("published")
     return True
 
