@@ -918,7 +918,6 @@ def _changed(match: Match, lobby: bool = False, last: bool = False) -> None:
     ):
         _note_saved_moves(match)
     else:
-        ahead = None
         _save_moves(match)
         rows.save_match(match)
     notify.after_commit(match, lobby=lobby, ahead=ahead)
