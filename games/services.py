@@ -594,35 +594,42 @@ def _unsaved_moves(match: Match) -> list[Move]:
     return vars(match).setdefault("_unsaved_moves", [])
 
 
-def _save_moves(match: Match) -> None:
+#: Moves as a read of them gives them back: (number, seat, description, by_bot) each.
+MovesAsRead = list[tuple[int, int, Any, bool]]
+
+
+def _save_moves(match: Match, as_read: MovesAsRead | None = None) -> None:
     """Write the moves applied since the match was last saved, and keep them on ``match`` as a
-    read of them would give them (``saved_move_rows``)."""
+    read of them would give them (``saved_move_rows``; ``as_read`` when already made)."""
     moves = _unsaved_moves(match)
     if moves:
         rows.insert_moves(moves)
-        _note_saved_moves(match)
+        _note_saved_moves(match, as_read)
 
 
-def _note_saved_moves(match: Match) -> None:
-    """The moves just written kept on ``match`` as a read of them would give them."""
+def _note_saved_moves(match: Match, as_read: MovesAsRead | None = None) -> None:
+    """The moves just written kept on ``match`` as a read of them would give them (``as_read``,
+    when the caller made them already)."""
     moves = _unsaved_moves(match)
-    vars(match).setdefault("_saved_move_rows", []).extend(_rows_as_read(moves))
+    if as_read is None:
+        as_read = _rows_as_read(moves)
+    vars(match).setdefault("_saved_move_rows", []).extend(as_read)
     moves.clear()
 
 
-def _as_if_saved(match: Match, moves: list[Move], work: Callable[[], Any]) -> None:
-    """``work`` (the render ahead of the commit) with ``moves`` kept on ``match`` as once saved
-    (``_note_saved_moves``), and only while it runs: the commit is not known yet."""
+def _as_if_saved(match: Match, as_read: MovesAsRead, work: Callable[[], Any]) -> None:
+    """``work`` (the render ahead of the commit) with the moves ``as_read`` kept on ``match`` as
+    once saved (``_note_saved_moves``), and only while it runs: the commit is not known yet."""
     noted = vars(match).setdefault("_saved_move_rows", [])
     before = len(noted)
-    noted.extend(_rows_as_read(moves))
+    noted.extend(as_read)
     try:
         work()
     finally:
         del noted[before:]
 
 
-def _rows_as_read(moves: list[Move]) -> list[tuple[int, int, Any, bool]]:
+def _rows_as_read(moves: list[Move]) -> MovesAsRead:
     return [(move.number, move.seat, _as_read(move.description), move.by_bot) for move in moves]
 
 
@@ -913,12 +920,14 @@ def _changed(match: Match, lobby: bool = False, last: bool = False) -> None:
             match.deadline = timezone.now()
     ahead = notify.RenderAhead(match)
     moves = _unsaved_moves(match)
+    # Made once, for the render ahead of the commit and for the match once saved.
+    as_read = _rows_as_read(moves)
     if last and rows.save_and_commit(
-        match, moves, while_committing=lambda: _as_if_saved(match, moves, ahead)
+        match, moves, while_committing=lambda: _as_if_saved(match, as_read, ahead)
     ):
-        _note_saved_moves(match)
+        _note_saved_moves(match, as_read)
     else:
-        _save_moves(match)
+        _save_moves(match, as_read)
         rows.save_match(match)
     notify.after_commit(match, lobby=lobby, ahead=ahead)
 
