@@ -18,6 +18,10 @@ Variants (``play VARIANT``):
 - ``cands:N``: level 1's best N placements raced instead of 5 (``all``: every legal one);
 - ``cut:N``: the search's first halving after N worlds instead of ``search.FIRST_CUT`` (16; at
   200 playouts and 5 candidates ``cut:40`` never halves);
+- ``budget-cuts`` (stop 38): the search's halvings at equal shares of its budget (sequential
+  halving: the five candidates halve once, to two, when half the playouts are spent, never before
+  ``search.FIRST_CUT`` worlds), instead of after 16 worlds whatever the budget
+  (``budget_cut_search``);
 - ``late:T:F``: a round that does not end the game but leaves a seat with T points or more is
   judged with ``PROGRESS`` times F (the set bonus a loose piece is on its way to counts less when
   the game is about to end);
@@ -358,7 +362,7 @@ def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
         return None, 10**6 if arg == "all" else int(arg)
     if kind == "first":
         return None, first_placement(int(arg))
-    if kind == "cut":
+    if kind in ("cut", "budget-cuts"):
         # The cut itself is set by ``first_cut`` around the games.
         return None, candidates
     if kind == "late":
@@ -378,15 +382,62 @@ def variant(name: str) -> tuple[search.Rollout | None, Candidates]:
 
 @contextlib.contextmanager
 def first_cut(name: str) -> Iterator[None]:
-    """The search's first halving as variant ``name`` sets it (``cut:N``), for the block."""
+    """The search's halvings as variant ``name`` sets them (``cut:N``, ``budget-cuts``), for the
+    block."""
     kind, _, arg = name.partition(":")
-    kept = search.FIRST_CUT
+    kept = search.FIRST_CUT, search.search_move
     if kind == "cut":
         search.FIRST_CUT = int(arg)
+    if kind == "budget-cuts":
+        search.search_move = budget_cut_search
     try:
         yield
     finally:
-        search.FIRST_CUT = kept
+        search.FIRST_CUT, search.search_move = kept
+
+
+def budget_cut_search(
+    sample: Callable[[random.Random], State],
+    advance: Callable[[State, Move], State],
+    candidates: Sequence[Move],
+    seat: int,
+    rollout: search.Rollout,
+    rng: random.Random,
+    chosen: search.Budget | None = None,
+) -> Move:
+    """``search.search_move`` with sequential halving: the budget spent in equal shares, one
+    more than the times the race halves before two candidates are left, the worse half of the
+    race dropped after each share but the last (never before ``search.FIRST_CUT`` worlds). The
+    same worlds and luck for every candidate still in the race."""
+    if len(candidates) == 1:
+        return candidates[0]
+    chosen = chosen or search.current_budget()
+    alive = list(range(len(candidates)))
+    totals = [0.0] * len(candidates)
+    started = time.perf_counter()
+    shares, left = 1, len(candidates)
+    while left > 2:
+        left, shares = max(2, left // 2), shares + 1
+    cuts = worlds = playouts = 0
+    while search._within(chosen, playouts, started + chosen.seconds, worlds):
+        world_seed = rng.getrandbits(64)
+        world = sample(random.Random(world_seed))
+        for index in alive:
+            after = advance(world, candidates[index])
+            totals[index] += rollout(after, seat, random.Random(world_seed ^ search.PLAYOUT_SALT))
+            playouts += 1
+        worlds += 1
+        if len(alive) > 2 and worlds >= search.FIRST_CUT:
+            if chosen.iterations is not None:
+                spent = playouts / chosen.iterations
+            else:
+                spent = (time.perf_counter() - started) / chosen.seconds
+            if spent >= (cuts + 1) / shares:
+                alive.sort(key=lambda i: -totals[i])
+                alive = sorted(alive[: max(2, len(alive) // 2)])
+                cuts += 1
+    best = max(alive, key=lambda i: (totals[i], -i))
+    return candidates[best]
 
 
 # --- max^n: open-loop MCTS over the round (stop 27) ---------------------------------------------

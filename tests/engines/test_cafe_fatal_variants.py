@@ -17,8 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench.bench_cafe_fatal_variants import (
     FEATURES,
     FITTED,
+    budget_cut_search,
     denial_policy,
     features,
+    first_cut,
     fit_logit,
     fitted_policy,
     keep_bonus,
@@ -30,6 +32,7 @@ from bench.bench_cafe_fatal_variants import (
     variant,
 )
 from bench.bots import Pairing, play_one
+from games.engines import search
 from games.engines.cafe_fatal import ENGINE
 from games.engines.search import budget
 from tests.engines.cafe_fatal_states import decisions, self_play
@@ -150,3 +153,45 @@ def test_a_keep_worth_bonus_counts_each_kept_die_at_level_1s_worth_of_a_die_ther
             expected = plain + 3.0 * die * after["remaining"][seat]
             assert rollout(after, seat, random.Random(9)) == pytest.approx(expected)
     assert len(worths) > 1  # the bonus follows the position
+
+
+def playouts_by_candidate(count: int, iterations: int) -> list[int]:
+    """How many playouts each of ``count`` candidates gets from ``budget_cut_search``."""
+    seen = [0] * count
+
+    def rollout(state, seat, rng):
+        seen[state["m"]] += 1
+        return rng.random()
+
+    budget_cut_search(
+        lambda rng: {},
+        lambda world, move: {**world, **move},
+        [{"m": k} for k in range(count)],
+        0,
+        rollout,
+        random.Random(4),
+        search.Budget(iterations=iterations),
+    )
+    return sorted(seen)
+
+
+def test_budget_cuts_halve_five_candidates_once_half_the_playouts_are_spent():
+    # 4,000 playouts: 2,000 over the five (400 worlds each), then 1,000 more worlds for two.
+    assert playouts_by_candidate(5, 4000) == [400, 400, 400, 1400, 1400]
+
+
+def test_budget_cuts_split_a_race_that_halves_twice_in_three():
+    # Ten candidates halve to five, then two: 100 worlds for ten, 200 more for five, 500 for two.
+    assert playouts_by_candidate(10, 3000) == [100] * 5 + [300] * 3 + [800] * 2
+
+
+def test_budget_cuts_never_halve_before_the_first_cut():
+    # Half of 100 playouts is 10 worlds of five; the race waits for 16, then two get 10 more.
+    assert playouts_by_candidate(5, 100) == [16, 16, 16, 26, 26]
+
+
+def test_the_budget_cuts_variant_searches_with_them_only_inside_its_block():
+    kept = search.search_move
+    with first_cut("budget-cuts"):
+        assert search.search_move is budget_cut_search
+    assert search.search_move is kept
