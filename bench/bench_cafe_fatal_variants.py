@@ -18,6 +18,9 @@ Variants (``play VARIANT``):
 - ``cands:N``: level 1's best N placements raced instead of 5 (``all``: every legal one);
 - ``cut:N``: the search's first halving after N worlds instead of ``search.FIRST_CUT`` (16; at
   200 playouts and 5 candidates ``cut:40`` never halves);
+- ``values:N`` (stop 38): level 1's best placement of each value rolled, best first, then its
+  next best placements, N in all, raced instead of level 1's best 5 (a race of how many dice to
+  place now, rather than of tables for the same value);
 - ``budget-cuts`` (stop 38): the search's halvings at equal shares of its budget (sequential
   halving: the five candidates halve once, to two, when half the playouts are spent, never before
   ``search.FIRST_CUT`` worlds), instead of after 16 worlds whatever the budget
@@ -668,7 +671,44 @@ def decider(name: str) -> Decide | None:
             others_level2=kind.endswith("-l2"),
             halving=kind.startswith("maxn-sh"),
         )
+    if kind == "values":
+        return value_placement(int(arg))
     return None
+
+
+def value_candidates(state: State, seat: int, count: int) -> list[Move]:
+    """Level 1's best placement of each value rolled (best value first), then its next best
+    placements, ``count`` in all: a race of how many dice to place now rather than of tables."""
+    ranked = cafe_fatal_bot.placement_scores(state, seat)
+    chosen: list[Move] = []
+    seen_values: set[int] = set()
+    for _, move in ranked:
+        if move["place"]["value"] not in seen_values:
+            seen_values.add(move["place"]["value"])
+            chosen.append(move)
+    for _, move in ranked:
+        if len(chosen) >= count:
+            break
+        if move not in chosen:
+            chosen.append(move)
+    return chosen[:count]
+
+
+def value_placement(count: int) -> Decide:
+    """Level 3's search and reward over ``value_candidates`` instead of level 1's best 5."""
+
+    def decide(view: dict[str, Any], world: State, rng: random.Random) -> Move:
+        seat = view["you"]
+        return search.search_move(
+            search.worlds_from_view(ENGINE, view),
+            lambda state, move: ENGINE.advance(state, seat, move),
+            value_candidates(world, seat, count),
+            seat,
+            cafe_fatal_bot._round_reward,
+            rng,
+        )
+
+    return decide
 
 
 def play(

@@ -29,10 +29,11 @@ from bench.bench_cafe_fatal_variants import (
     play,
     risk_judge,
     softmax_policy,
+    value_candidates,
     variant,
 )
 from bench.bots import Pairing, play_one
-from games.engines import search
+from games.engines import cafe_fatal_bot, search
 from games.engines.cafe_fatal import ENGINE
 from games.engines.search import budget
 from tests.engines.cafe_fatal_states import decisions, self_play
@@ -195,3 +196,14 @@ def test_the_budget_cuts_variant_searches_with_them_only_inside_its_block():
     with first_cut("budget-cuts"):
         assert search.search_move is budget_cut_search
     assert search.search_move is kept
+
+
+def test_value_candidates_race_each_value_rolled_at_its_best_table_first():
+    for state, seat in decisions(40, seed=8):
+        ranked = [move for _, move in cafe_fatal_bot.placement_scores(state, seat)]
+        chosen = value_candidates(state, seat, 5)
+        values = list(dict.fromkeys(move["place"]["value"] for move in ranked))
+        firsts = [next(m for m in ranked if m["place"]["value"] == v) for v in values]
+        assert chosen[: len(firsts)] == firsts[:5]
+        assert len(chosen) == min(5, len(ranked)) and all(move in ranked for move in chosen)
+        assert len({(m["place"]["value"], m["place"]["table"]) for m in chosen}) == len(chosen)
