@@ -24,7 +24,7 @@ Variants (``play VARIANT``):
 - ``budget-cuts`` (stop 38): the search's halvings at equal shares of its budget (sequential
   halving: the five candidates halve once, to two, when half the playouts are spent, never before
   ``search.FIRST_CUT`` worlds), instead of after 16 worlds whatever the budget
-  (``budget_cut_search``);
+  (``budget_share_halving`` in ``search.halving_due``'s place);
 - ``late:T:F``: a round that does not end the game but leaves a seat with T points or more is
   judged with ``PROGRESS`` times F (the set bonus a loose piece is on its way to counts less when
   the game is about to end);
@@ -388,59 +388,26 @@ def first_cut(name: str) -> Iterator[None]:
     """The search's halvings as variant ``name`` sets them (``cut:N``, ``budget-cuts``), for the
     block."""
     kind, _, arg = name.partition(":")
-    kept = search.FIRST_CUT, search.search_move
+    kept = search.FIRST_CUT, search.halving_due
     if kind == "cut":
         search.FIRST_CUT = int(arg)
     if kind == "budget-cuts":
-        search.search_move = budget_cut_search
+        search.halving_due = budget_share_halving
     try:
         yield
     finally:
-        search.FIRST_CUT, search.search_move = kept
+        search.FIRST_CUT, search.halving_due = kept
 
 
-def budget_cut_search(
-    sample: Callable[[random.Random], State],
-    advance: Callable[[State, Move], State],
-    candidates: Sequence[Move],
-    seat: int,
-    rollout: search.Rollout,
-    rng: random.Random,
-    chosen: search.Budget | None = None,
-) -> Move:
-    """``search.search_move`` with sequential halving: the budget spent in equal shares, one
-    more than the times the race halves before two candidates are left, the worse half of the
-    race dropped after each share but the last (never before ``search.FIRST_CUT`` worlds). The
-    same worlds and luck for every candidate still in the race."""
-    if len(candidates) == 1:
-        return candidates[0]
-    chosen = chosen or search.current_budget()
-    alive = list(range(len(candidates)))
-    totals = [0.0] * len(candidates)
-    started = time.perf_counter()
-    shares, left = 1, len(candidates)
+def budget_share_halving(worlds: int, cuts: int, count: int, spent: Callable[[], float]) -> bool:
+    """``search.halving_due`` by shares of the budget (sequential halving): the budget spent in
+    equal shares, one more than the times the race halves before two candidates are left, the
+    worse half of the race dropped after each share but the last (never before
+    ``search.FIRST_CUT`` worlds)."""
+    shares, left = 1, count
     while left > 2:
         left, shares = max(2, left // 2), shares + 1
-    cuts = worlds = playouts = 0
-    while search._within(chosen, playouts, started + chosen.seconds, worlds):
-        world_seed = rng.getrandbits(64)
-        world = sample(random.Random(world_seed))
-        for index in alive:
-            after = advance(world, candidates[index])
-            totals[index] += rollout(after, seat, random.Random(world_seed ^ search.PLAYOUT_SALT))
-            playouts += 1
-        worlds += 1
-        if len(alive) > 2 and worlds >= search.FIRST_CUT:
-            if chosen.iterations is not None:
-                spent = playouts / chosen.iterations
-            else:
-                spent = (time.perf_counter() - started) / chosen.seconds
-            if spent >= (cuts + 1) / shares:
-                alive.sort(key=lambda i: -totals[i])
-                alive = sorted(alive[: max(2, len(alive) // 2)])
-                cuts += 1
-    best = max(alive, key=lambda i: (totals[i], -i))
-    return candidates[best]
+    return worlds >= search.FIRST_CUT and spent() >= (cuts + 1) / shares
 
 
 # --- max^n: open-loop MCTS over the round (stop 27) ---------------------------------------------

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench.bench_cafe_fatal_variants import (
     FEATURES,
     FITTED,
-    budget_cut_search,
+    budget_share_halving,
     denial_policy,
     features,
     first_cut,
@@ -157,22 +157,24 @@ def test_a_keep_worth_bonus_counts_each_kept_die_at_level_1s_worth_of_a_die_ther
 
 
 def playouts_by_candidate(count: int, iterations: int) -> list[int]:
-    """How many playouts each of ``count`` candidates gets from ``budget_cut_search``."""
+    """How many playouts each of ``count`` candidates gets from the search with the
+    ``budget-cuts`` variant's halvings."""
     seen = [0] * count
 
     def rollout(state, seat, rng):
         seen[state["m"]] += 1
         return rng.random()
 
-    budget_cut_search(
-        lambda rng: {},
-        lambda world, move: {**world, **move},
-        [{"m": k} for k in range(count)],
-        0,
-        rollout,
-        random.Random(4),
-        search.Budget(iterations=iterations),
-    )
+    with first_cut("budget-cuts"):
+        search.search_move(
+            lambda rng: {},
+            lambda world, move: {**world, **move},
+            [{"m": k} for k in range(count)],
+            0,
+            rollout,
+            random.Random(4),
+            search.Budget(iterations=iterations),
+        )
     return sorted(seen)
 
 
@@ -192,10 +194,10 @@ def test_budget_cuts_never_halve_before_the_first_cut():
 
 
 def test_the_budget_cuts_variant_searches_with_them_only_inside_its_block():
-    kept = search.search_move
+    kept = search.halving_due
     with first_cut("budget-cuts"):
-        assert search.search_move is budget_cut_search
-    assert search.search_move is kept
+        assert search.halving_due is budget_share_halving
+    assert search.halving_due is kept
 
 
 def test_value_candidates_race_each_value_rolled_at_its_best_table_first():
