@@ -2,9 +2,10 @@
 ``bench/bench_move_post.py`` (PostgreSQL; ``REDIS_URL`` puts the tokens and rate limits in Redis as
 on the site) with a clock of the calling thread's CPU (``time.thread_time``, the kernel's time for
 that thread included) around each phase: the whole request in its thread, the token and rate
-limits, ``services.play``, its locked read and its write with the ``COMMIT``, the answer's JSON,
-and the event loop's own share of each call. Phases nest (the locked read is inside
-``services.play``), so they do not add up.
+limits, ``services.play``, its locked read and its write with the ``COMMIT`` (or, at a table whose
+last move the process saved, the match made anew from that save and its write if unchanged), the
+answer's JSON, and the event loop's own share of each call. Phases nest (the locked read is
+inside ``services.play``), so they do not add up.
 
 A sampling profiler attributes the wait for a reply, or for the GIL after it, to the line that
 runs next (``py-spy record --gil`` gave ``copy.copy`` of the token's user 2.7% of a request's
@@ -38,6 +39,8 @@ PHASES = (
     ("games.services", "play", "services.play"),
     ("games.rows", "match_with_seats", "  the locked read"),
     ("games.rows", "save_and_commit", "  the writes and COMMIT (one trip)"),
+    ("games.rows", "kept_match", "  the last save of the table, made anew (no read)"),
+    ("games.rows", "save_if_unchanged", "  the writes if unchanged (one statement)"),
     ("games.api", "table_json", "the answer's JSON"),
     ("games.published", "render_for_watchers", "the watchers' render (after the answer)"),
 )

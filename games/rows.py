@@ -20,6 +20,8 @@ Only ``games.services`` changes a match; it calls these.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -94,6 +96,17 @@ class _Statements:
     update_fields: tuple[Any, ...]
     #: The numbers a match's primary key can hold in this database.
     pk_range: tuple[int, int]
+    #: PostgreSQL: the locked read also gives each seat's and player's row version (``xmin``),
+    #: an update gives back the match as saved with its own (``RETURNING``), and a move may be
+    #: saved on this process's last save of its table (``update_if_unchanged``,
+    #: ``save_if_unchanged``).
+    stamped: bool = False
+    update_match_returning: str = ""
+    #: ``WITH updated AS (UPDATE … WHERE unchanged RETURNING …), moved AS (INSERT … SELECT …
+    #: WHERE EXISTS (SELECT 1 FROM updated))``: without its rows (``{rows}``), one row's
+    #: placeholders cast to the columns' types in ``move_row_cast``.
+    update_if_unchanged: str = ""
+    move_row_cast: str = ""
 
 
 @cache
@@ -127,6 +140,14 @@ def _statements(alias: str, vendor: str) -> _Statements:
         f"WHERE {match_pk} = %s ORDER BY {order}"
     )
     locked = select
+    stamped = connection.vendor == "postgresql"
+    if stamped:
+        # The row versions of the seats and players read, in the same statement as their values.
+        locked = locked.replace(
+            f" FROM {match_table} ",
+            f", {seat_table}.xmin::text, {user_table}.xmin::text FROM {match_table} ",
+            1,
+        )
     if connection.features.has_select_for_update:
         # Only the match row is locked, as ``select_for_update()`` on the match alone does.
         locked += (
@@ -145,6 +166,23 @@ def _statements(alias: str, vendor: str) -> _Statements:
         + ", ".join(f"{quote(f.column)} = %s" for f in update_fields)
         + f" WHERE {match_table}.{quote(Match._meta.pk.column)} = %s"
     )
+    returning = f" RETURNING {match.sql}, {match_table}.xmin::text"
+    seats_stamp = (
+        "(SELECT coalesce(string_agg(s.xmin::text || ':' || coalesce(u.xmin::text, '-'), ','"
+        f" ORDER BY s.{quote(Seat._meta.pk.column)}), '') FROM {seat_table} s"
+        f" LEFT OUTER JOIN {user_table} u"
+        f" ON (s.{quote(seat_user.column)} = u.{quote(user_model._meta.pk.column)})"
+        f" WHERE s.{quote(seat_match.column)} = {match_pk})"
+    )
+    update_if_unchanged = (
+        f"WITH updated AS ({update_match} AND {match_table}.xmin = CAST(%s AS xid)"
+        f" AND {seats_stamp} = %s{returning}), "
+        f"moved AS ({insert_move.replace(' VALUES ', ' ')}SELECT * FROM (VALUES {{rows}}) AS given"
+        " WHERE EXISTS (SELECT 1 FROM updated)) SELECT * FROM updated"
+    )
+    move_row_cast = (
+        "(" + ", ".join(f"CAST(%s AS {f.cast_db_type(connection)})" for f in move_fields) + ")"
+    )
     return _Statements(
         match=match,
         seat=seat,
@@ -157,6 +195,10 @@ def _statements(alias: str, vendor: str) -> _Statements:
         update_match=update_match,
         update_fields=update_fields,
         pk_range=_range(connection, Match._meta.pk),
+        stamped=stamped,
+        update_match_returning=update_match + returning if stamped else "",
+        update_if_unchanged=update_if_unchanged if stamped else "",
+        move_row_cast=move_row_cast if stamped else "",
     )
 
 
@@ -267,15 +309,32 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     if not found:
         return None
     match_width = len(statements.match.fields)
+    stamps = None
+    if lock and statements.stamped:
+        stamps = [row[-2:] for row in found]
+        found = [row[:-2] for row in found]
     match = statements.match.instance(alias, found[0][:match_width], connection)
     seat_pk = match_width + statements.seat.fields.index(Seat._meta.pk)
-    seats = [
-        _seat(statements, alias, match, row[match_width:], connection)
-        for row in found
-        if row[seat_pk] is not None
-    ]
+    seat_rows = [row[match_width:] for row in found if row[seat_pk] is not None]
+    seats = [_seat(statements, alias, match, row, connection) for row in seat_rows]
     _keep_seats(match, seats)
+    if stamps is not None:
+        seat_stamps = [
+            stamp for row, stamp in zip(found, stamps, strict=True) if row[seat_pk] is not None
+        ]
+        stamp = _seats_stamp(seat_rows, seat_stamps, seat_pk - match_width)
+        vars(match)[_SEATS_AS_READ] = (tuple(seat_rows), stamp)
     return match
+
+
+def _seats_stamp(
+    seat_rows: Sequence[Sequence[Any]], stamps: Sequence[Sequence[Any]], pk: int
+) -> str:
+    """The row versions of a match's seats and their players as ``update_if_unchanged``'s
+    subquery writes them: ``seat:player`` (``-`` for no player) by seat key (at ``pk`` in a
+    seat's row), comma-separated."""
+    ordered = sorted(zip(seat_rows, stamps, strict=True), key=lambda pair: pair[0][pk])
+    return ",".join(f"{seat}:{player or '-'}" for _, (seat, player) in ordered)
 
 
 def forget_seats(match: Match) -> None:
@@ -356,11 +415,12 @@ def _insert_then_update(
 ) -> tuple[str, list[Any]]:
     """The insert of ``moves`` and the update of their match (``update``: its values, then its
     key) as one statement: the insert in a ``WITH`` runs once, to its end, whether or not the
-    update reads it (PostgreSQL's data-modifying ``WITH``), and the statement's row count is
-    the update's. One statement where there were two: one execution less for PostgreSQL, and
-    one call less through Django's and psycopg's cursors, per move."""
+    update reads it (PostgreSQL's data-modifying ``WITH``), and the statement's row count and
+    row (the match as saved, with its row version) are the update's. One statement where there
+    were two: one execution less for PostgreSQL, and one call less through Django's and
+    psycopg's cursors, per move."""
     insert, params = _insert(statements, connection, moves)
-    return f"WITH moved AS ({insert}) {statements.update_match}", [*params, *update]
+    return f"WITH moved AS ({insert}) {statements.update_match_returning}", [*params, *update]
 
 
 def _written(moves: Sequence[Move], alias: str) -> None:
@@ -511,14 +571,133 @@ def save_and_commit(
             if moves:
                 cursor.execute(*_insert_then_update(statements, connection, moves, update))
             else:
-                cursor.execute(statements.update_match, update)
+                cursor.execute(statements.update_match_returning, update)
             # Not through Django's wrapper: a commit is not a query it counts or logs.
             raw.cursor().execute("COMMIT", prepare=False)
             if while_committing is not None:
                 _meanwhile(connection, while_committing)
         updated = cursor.rowcount
+        saved = cursor.fetchone() if updated == 1 else None
     if updated != 1:
         raise DatabaseError(f"match {match.pk} was not updated")  # locked: cannot happen
     _written(moves, alias)
     match._state.db = alias
+    vars(match)[_AS_SAVED] = saved
+    return True
+
+
+# --- a move on this process's last save of its table ---------------------------------------------
+#: On a match read locked (PostgreSQL): its seats and players as read, and their row versions.
+_SEATS_AS_READ = "_seats_as_read"
+#: On a match just saved by ``save_and_commit`` or ``save_if_unchanged``: its row as saved, then
+#: its row version.
+_AS_SAVED = "_row_as_saved"
+#: Tables whose last save a process keeps for their next move (``Kept``).
+KEPT_TABLES = 1000
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A match as this process last saved it, with its seats and players as last read: the
+    rows as a read gives them (nothing of them is shared with a match in use), and the row
+    versions (``xmin``) that say whether the database still holds exactly these."""
+
+    alias: str
+    match_row: tuple[Any, ...]
+    stamp: str
+    seat_rows: tuple[tuple[Any, ...], ...]
+    seats_stamp: str
+
+
+_kept: OrderedDict[tuple[str, Any], Kept] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def keep_for_next_move(match: Match) -> None:
+    """Keep ``match`` as just saved (``save_and_commit`` or ``save_if_unchanged``, on a match
+    read locked with its seats, none of them written since) for the table's next move in this
+    process (``kept_match``)."""
+    saved = vars(match).pop(_AS_SAVED, None)
+    seats = vars(match).get(_SEATS_AS_READ)
+    if saved is None or seats is None:
+        return
+    alias = match._state.db
+    kept = Kept(alias, tuple(saved[:-1]), saved[-1], seats[0], seats[1])
+    with _kept_lock:
+        _kept[(alias, match.pk)] = kept
+        _kept.move_to_end((alias, match.pk))
+        while len(_kept) > KEPT_TABLES:
+            _kept.popitem(last=False)
+
+
+def kept_match(match_id: Any) -> tuple[Match, Kept] | None:
+    """The match ``match_id`` as this process last saved it, with its seats and players (new
+    instances, as ``match_with_seats`` gives them), and what it was made from; None when this
+    process keeps none, or where a move could not be saved on it (``save_if_unchanged``: only
+    on PostgreSQL, in no transaction)."""
+    alias = router.db_for_write(Match)
+    try:
+        pk = Match._meta.pk.get_prep_value(match_id)
+    except (ValueError, TypeError):
+        return None
+    with _kept_lock:
+        kept = _kept.get((alias, pk))
+    if kept is None:
+        return None
+    connection, statements = _for(alias)
+    if connection.in_atomic_block or not statements.stamped:
+        return None
+    connection.ensure_connection()
+    if not prepares(connection):
+        return None
+    match = statements.match.instance(alias, kept.match_row, connection)
+    seats = [_seat(statements, alias, match, row, connection) for row in kept.seat_rows]
+    _keep_seats(match, seats)
+    vars(match)[_SEATS_AS_READ] = (kept.seat_rows, kept.seats_stamp)
+    return match, kept
+
+
+def save_if_unchanged(
+    match: Match,
+    moves: Sequence[Move],
+    kept: Kept,
+    while_committing: Callable[[], Any] | None = None,
+) -> bool:
+    """``insert_moves(moves)`` and ``save_match(match)`` in one statement, in no transaction
+    (so committed by itself), on condition that the match row, its seats and their players are
+    still the very rows ``kept`` was made of (their row versions, ``xmin``): whoever changed
+    any of them since, in any process, changed its row version. False, with nothing written,
+    otherwise (the caller then reads the match locked, as any move did before).
+    ``while_committing`` as ``save_and_commit``'s: it runs while the statement is on its way."""
+    if pre_save.has_listeners(Match) or post_save.has_listeners(Match) or not moves:
+        return False
+    alias = kept.alias
+    connection, statements = _for(alias)
+    if connection.in_atomic_block:
+        return False
+    raw = connection.connection
+    params = [
+        field.get_db_prep_save(field.pre_save(match, False), connection)
+        for field in statements.update_fields
+    ]
+    params.extend([match.pk, kept.stamp, kept.seats_stamp])
+    for move in moves:
+        params.extend(
+            field.get_db_prep_save(field.pre_save(move, True), connection)
+            for field in statements.move_fields
+        )
+    sql = statements.update_if_unchanged.replace(
+        "{rows}", ", ".join([statements.move_row_cast] * len(moves))
+    )
+    with _cursor(connection) as cursor, connection.wrap_database_errors:
+        with raw.pipeline():
+            cursor.execute(sql, params)
+            if while_committing is not None:
+                _meanwhile(connection, while_committing)
+        saved = cursor.fetchone()
+    if saved is None:
+        return False
+    _written(moves, alias)
+    match._state.db = alias
+    vars(match)[_AS_SAVED] = saved
     return True

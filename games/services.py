@@ -430,34 +430,89 @@ def _seat_in_random_order(match: Match, seats: list[Seat]) -> list[Seat]:
 def play(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Match:
     """Play ``move`` for the user's seat. Checks in order: the seat, the match still running, the
     turn, the version, the rules; then applies, logs, snapshots, bumps the version, sets the next
-    deadline and, when the game is over, finishes the match."""
+    deadline and, when the game is over, finishes the match.
+
+    A table whose last move this process saved is first played on that save, without reading
+    it (``_play_on_kept``); whatever that cannot settle for sure is settled on the locked read."""
+    played = _play_on_kept(match_id, user, move, version)
+    if played is not None:
+        return played
     with transaction.atomic():
         # A move adds no seat: the seats are read once, with the lock, and kept for the answer.
         match = _locked_for(match_id, user, with_seats=True)
-        seat = own_seat(match, user)
-        if not match.is_playing:
-            raise Conflict(_("This match is not being played."))
-        engine = engine_for(match)
-        if seat.index not in engine.to_move(match.state):
-            raise NotAllowed(_("It is not your turn."))
-        if not _accepts_version(match, engine, version):
-            raise Conflict(
-                _("The table has changed since version %(sent)s (it is now %(now)s): look again.")
-                % {"sent": version, "now": match.version}
-            )
-        try:
-            engine.check(match.state, seat.index, move)
-        except IllegalMove as error:
-            raise BadRequest(explain(error)) from None
-        _apply(match, engine, seat.index, move, by_bot=False)
-        match.had_first_move = True
-        if seat.timeouts_in_row:
+        seat, engine = _checked_move(match, user, move, version)
+        _play_checked(match, engine, seat.index, move)
+        wrote_seat = bool(seat.timeouts_in_row)
+        if wrote_seat:
             seat.timeouts_in_row = 0
             seat.save(update_fields=["timeouts_in_row"])
-        seats = {s.index: s for s in match.seats.all()}
-        _run_automatic_moves(match, engine, seats)
         # The transaction's last statement: its writes and commit go in one round trip.
         _changed(match, last=True)
+    if not wrote_seat:
+        rows.keep_for_next_move(match)
+    return match
+
+
+def _checked_move(
+    match: Match, user: AbstractBaseUser, move: Any, version: Any
+) -> tuple[Seat, Engine]:
+    """The user's seat and the game, once ``move`` passed every check of ``play``, in its
+    order; else the error the player gets."""
+    seat = own_seat(match, user)
+    if not match.is_playing:
+        raise Conflict(_("This match is not being played."))
+    engine = engine_for(match)
+    if seat.index not in engine.to_move(match.state):
+        raise NotAllowed(_("It is not your turn."))
+    if not _accepts_version(match, engine, version):
+        raise Conflict(
+            _("The table has changed since version %(sent)s (it is now %(now)s): look again.")
+            % {"sent": version, "now": match.version}
+        )
+    try:
+        engine.check(match.state, seat.index, move)
+    except IllegalMove as error:
+        raise BadRequest(explain(error)) from None
+    return seat, engine
+
+
+def _play_checked(match: Match, engine: Engine, seat: int, move: Any) -> None:
+    """A checked move applied, then the chance and bot moves it brings."""
+    _apply(match, engine, seat, move, by_bot=False)
+    match.had_first_move = True
+    _run_automatic_moves(match, engine, {s.index: s for s in match.seats.all()})
+
+
+class _SettleLocked(Exception):
+    """A move on this process's last save of its table that the locked read must settle."""
+
+
+def _play_on_kept(match_id: int, user: AbstractBaseUser, move: Any, version: Any) -> Match | None:
+    """``play`` on the match as this process last saved it (``rows.kept_match``): no locked
+    read, and the move's writes in one statement that takes effect only if the match, its seats
+    and their players are still exactly what was saved (``rows.save_if_unchanged``). None,
+    with nothing written, wherever that save may not be the table as it is, or the move would
+    write more than the match and its moves: a refused move (what this process saw may be
+    old: the locked read says why, or plays it), a seat whose timeouts go back to zero, the end
+    of the match, a table changed elsewhere meanwhile."""
+    kept = rows.kept_match(match_id)
+    if kept is None:
+        return None
+    match, made_of = kept
+    try:
+        if not may_watch(match, user):
+            return None
+        seat, engine = _checked_move(match, user, move, version)
+    except ServiceError:
+        return None
+    if seat.timeouts_in_row:
+        return None
+    _play_checked(match, engine, seat.index, move)
+    try:
+        _changed(match, last=True, kept=made_of)
+    except _SettleLocked:
+        return None
+    rows.keep_for_next_move(match)
     return match
 
 
@@ -899,14 +954,21 @@ def ranks_with_abandoners_last(ranks: list[int], abandoned: list[bool]) -> list[
     return out
 
 
-def _changed(match: Match, lobby: bool = False, last: bool = False) -> None:
+def _changed(
+    match: Match, lobby: bool = False, last: bool = False, kept: rows.Kept | None = None
+) -> None:
     """Every change of a table: a game that is over ends (``end_match``); otherwise bump the
     version, note a simultaneous step that opens, set the next deadline, save, and ring the
     doorbell after the commit. ``last``: nothing follows in the caller's transaction, so the
-    writes and the commit may go in one round trip (``rows.save_and_commit``)."""
+    writes and the commit may go in one round trip (``rows.save_and_commit``). ``kept``: the
+    match is this process's last save of it, outside any transaction, saved only if the table
+    is still that save (``rows.save_if_unchanged``), else ``_SettleLocked`` is raised with
+    nothing written or rung."""
     if match.is_playing:
         engine = engine_for(match)
         if engine.is_over(match.state):
+            if kept is not None:
+                raise _SettleLocked  # the end writes the seats and the ratings
             end_match(match, Match.Status.FINISHED, Match.EndReason.PLAYED_OUT)
             return
     match.version += 1
@@ -922,9 +984,15 @@ def _changed(match: Match, lobby: bool = False, last: bool = False) -> None:
     moves = _unsaved_moves(match)
     # Made once, for the render ahead of the commit and for the match once saved.
     as_read = _rows_as_read(moves)
-    if last and rows.save_and_commit(
-        match, moves, while_committing=lambda: _as_if_saved(match, as_read, ahead)
-    ):
+
+    def render_ahead() -> None:
+        _as_if_saved(match, as_read, ahead)
+
+    if kept is not None:
+        if not rows.save_if_unchanged(match, moves, kept, while_committing=render_ahead):
+            raise _SettleLocked
+        _note_saved_moves(match, as_read)
+    elif last and rows.save_and_commit(match, moves, while_committing=render_ahead):
         _note_saved_moves(match, as_read)
     else:
         _save_moves(match, as_read)
