@@ -11,7 +11,6 @@ import random
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from games import notify
 from games.models import Match, Move
 
 from .factories import play_one_move, started_table
@@ -24,16 +23,6 @@ pytestmark = [
 
 class Rollback(Exception):
     pass
-
-
-@pytest.fixture
-def rung(monkeypatch) -> list[tuple[int, int]]:
-    """The doorbells rung (outside a request they ring at once, after the commit)."""
-    calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(
-        notify, "ring", lambda match_id, version, *a, **k: calls.append((match_id, version))
-    )
-    return calls
 
 
 def test_a_moves_writes_and_commit_go_together_and_the_doorbell_rings_after(monkeypatch, rung):

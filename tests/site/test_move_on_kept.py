@@ -16,7 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import notify, services
+from games import services
 from games.engines import get_engine
 from games.models import Match, Move, Seat
 
@@ -27,16 +27,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="row versions (xmin)"),
 ]
-
-
-@pytest.fixture
-def rung(monkeypatch) -> list[tuple[int, int]]:
-    """The doorbells rung (outside a request they ring at once, after the commit)."""
-    calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(
-        notify, "ring", lambda match_id, version, *a, **k: calls.append((match_id, version))
-    )
-    return calls
 
 
 def _move_and_statements(match: Match, users: list, seed: int) -> tuple[Match, list[str]]:
