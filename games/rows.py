@@ -313,11 +313,9 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     if lock and statements.stamped:
         stamps = [row[-2:] for row in found]
         found = [row[:-2] for row in found]
-    match = statements.match.instance(alias, found[0][:match_width], connection)
     seat_pk = match_width + statements.seat.fields.index(Seat._meta.pk)
     seat_rows = [row[match_width:] for row in found if row[seat_pk] is not None]
-    seats = [_seat(statements, alias, match, row, connection) for row in seat_rows]
-    _keep_seats(match, seats)
+    match = _match_of_rows(statements, alias, connection, found[0][:match_width], seat_rows)
     if stamps is not None:
         seat_stamps = [
             stamp for row, stamp in zip(found, stamps, strict=True) if row[seat_pk] is not None
@@ -335,6 +333,20 @@ def _seats_stamp(
     seat's row), comma-separated."""
     ordered = sorted(zip(seat_rows, stamps, strict=True), key=lambda pair: pair[0][pk])
     return ",".join(f"{seat}:{player or '-'}" for _, (seat, player) in ordered)
+
+
+def _match_of_rows(
+    statements: _Statements,
+    alias: str,
+    connection: Any,
+    match_row: Sequence[Any],
+    seat_rows: Sequence[Sequence[Any]],
+) -> Match:
+    """A match made from its row and its seats' rows (each with its player's), its seats kept
+    on it in that order, as ``match_with_seats`` gives it."""
+    match = statements.match.instance(alias, match_row, connection)
+    _keep_seats(match, [_seat(statements, alias, match, row, connection) for row in seat_rows])
+    return match
 
 
 def forget_seats(match: Match) -> None:
@@ -401,13 +413,29 @@ def insert_moves(moves: Sequence[Move]) -> None:
 def _insert(
     statements: _Statements, connection: Any, moves: Sequence[Move]
 ) -> tuple[str, list[Any]]:
+    params = _move_values(statements, connection, moves)
+    return statements.insert_move + ", ".join([statements.move_row] * len(moves)), params
+
+
+def _move_values(statements: _Statements, connection: Any, moves: Sequence[Move]) -> list[Any]:
+    """The values of ``moves``' rows, one row after the other, as an insert writes them."""
     params: list[Any] = []
     for move in moves:
         params.extend(
             field.get_db_prep_save(field.pre_save(move, True), connection)
             for field in statements.move_fields
         )
-    return statements.insert_move + ", ".join([statements.move_row] * len(moves)), params
+    return params
+
+
+def _match_values(statements: _Statements, connection: Any, match: Match) -> list[Any]:
+    """The values an update of ``match`` writes (``update_fields``), then its key."""
+    values = [
+        field.get_db_prep_save(field.pre_save(match, False), connection)
+        for field in statements.update_fields
+    ]
+    values.append(match.pk)
+    return values
 
 
 def _insert_then_update(
@@ -438,13 +466,8 @@ def save_match(match: Match) -> None:
         return
     alias = router.db_for_write(Match, instance=match)
     connection, statements = _for(alias)
-    params = [
-        field.get_db_prep_save(field.pre_save(match, False), connection)
-        for field in statements.update_fields
-    ]
-    params.append(match.pk)
     with _cursor(connection) as cursor:
-        cursor.execute(statements.update_match, params)
+        cursor.execute(statements.update_match, _match_values(statements, connection, match))
         updated = cursor.rowcount
     if updated == 0:
         match.save()  # the row is gone: what the ORM's save() does then (it inserts it again)
@@ -561,11 +584,7 @@ def save_and_commit(
         return False
     connection, statements = _for(alias)
     raw = connection.connection
-    update = [
-        field.get_db_prep_save(field.pre_save(match, False), connection)
-        for field in statements.update_fields
-    ]
-    update.append(match.pk)
+    update = _match_values(statements, connection, match)
     with _cursor(connection) as cursor, connection.wrap_database_errors:
         with raw.pipeline():
             if moves:
@@ -580,10 +599,16 @@ def save_and_commit(
         saved = cursor.fetchone() if updated == 1 else None
     if updated != 1:
         raise DatabaseError(f"match {match.pk} was not updated")  # locked: cannot happen
+    _saved(match, moves, alias, saved)
+    return True
+
+
+def _saved(match: Match, moves: Sequence[Move], alias: str, row: Sequence[Any]) -> None:
+    """``match`` and ``moves`` as written on ``alias``, the match's ``row`` as the update gave it
+    back kept on it (``keep_for_next_move``)."""
     _written(moves, alias)
     match._state.db = alias
-    vars(match)[_AS_SAVED] = saved
-    return True
+    vars(match)[_AS_SAVED] = row
 
 
 # --- a move on this process's last save of its table ---------------------------------------------
@@ -650,9 +675,7 @@ def kept_match(match_id: Any) -> tuple[Match, Kept] | None:
     connection.ensure_connection()
     if not prepares(connection):
         return None
-    match = statements.match.instance(alias, kept.match_row, connection)
-    seats = [_seat(statements, alias, match, row, connection) for row in kept.seat_rows]
-    _keep_seats(match, seats)
+    match = _match_of_rows(statements, alias, connection, kept.match_row, kept.seat_rows)
     vars(match)[_SEATS_AS_READ] = (kept.seat_rows, kept.seats_stamp)
     return match, kept
 
@@ -677,15 +700,11 @@ def save_if_unchanged(
         return False
     raw = connection.connection
     params = [
-        field.get_db_prep_save(field.pre_save(match, False), connection)
-        for field in statements.update_fields
+        *_match_values(statements, connection, match),
+        kept.stamp,
+        kept.seats_stamp,
+        *_move_values(statements, connection, moves),
     ]
-    params.extend([match.pk, kept.stamp, kept.seats_stamp])
-    for move in moves:
-        params.extend(
-            field.get_db_prep_save(field.pre_save(move, True), connection)
-            for field in statements.move_fields
-        )
     sql = statements.update_if_unchanged.replace(
         "{rows}", ", ".join([statements.move_row_cast] * len(moves))
     )
@@ -697,7 +716,5 @@ def save_if_unchanged(
         saved = cursor.fetchone()
     if saved is None:
         return False
-    _written(moves, alias)
-    match._state.db = alias
-    vars(match)[_AS_SAVED] = saved
+    _saved(match, moves, alias, saved)
     return True
