@@ -352,7 +352,11 @@ class TableHub:
         self.checker: asyncio.Task | None = None
 
     def join(self, match_id: int, socket: TableConsumer) -> None:
-        self.watches.setdefault(match_id, TableWatch()).sockets.add(socket)
+        if match_id not in self.watches:
+            self.watches[match_id] = TableWatch()
+            # Its socket is in the table's group now: this process hears its viewers' rings.
+            published.listen(match_id)
+        self.watches[match_id].sockets.add(socket)
         if self.checker is None or self.checker.done():
             self.checker = asyncio.ensure_future(self.check_every_few_seconds())
 
@@ -362,6 +366,7 @@ class TableHub:
             watch.sockets.discard(socket)
             if not watch.sockets:
                 del self.watches[match_id]
+                published.stop_listening(match_id)
         if not self.watches and self.checker is not None:
             checker, self.checker = self.checker, None
             checker.cancel()
@@ -527,6 +532,8 @@ class TableConsumer(RateLimitedConsumer):
             return
         self.hub = table_hub()
         self.hub.join(self.match_id, self)
+        if self.watching is not None:
+            await self.ring_viewers_changed()
         # After joining the group: whatever changed before is in this first render, whatever
         # changes after rings.
         await self.send_table(await self.hub.fresh(self.match_id))
@@ -540,6 +547,8 @@ class TableConsumer(RateLimitedConsumer):
         holder, self.holder = self.holder, None
         if field is not None or holder is not None:
             await sync_to_async(self.give_back, thread_sensitive=False)(field, holder)
+        if field is not None:
+            await self.ring_viewers_changed()
         if self.hub is not None:
             hub, self.hub = self.hub, None
             await hub.leave(self.match_id, self)
@@ -580,6 +589,19 @@ class TableConsumer(RateLimitedConsumer):
         user = self.user
         pk = user.pk if user is not None and user.is_authenticated else None
         return published.viewer_field(pk, self.shown_invite, self.language)
+
+    async def ring_viewers_changed(self) -> None:
+        """This socket's viewer came or went (its count changed already): what this process and
+        every other whose sockets watch the table kept of who watches no longer holds
+        (``published.viewers_ring``). A ring lost costs work only, never a push."""
+        group, message = published.viewers_ring(self.match_id)
+        try:
+            await self.channel_layer.group_send(group, message)
+        except notify.LAYER_ERRORS:
+            logger.warning("could not ring table %s's viewers", self.match_id, exc_info=True)
+
+    async def table_viewers(self, event: dict) -> None:
+        published.heard_viewers_ring(self.match_id, event)
 
     async def table_changed(self, event: dict) -> None:
         # Doorbells may arrive late or twice: a version already shown needs no new render.

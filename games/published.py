@@ -20,8 +20,11 @@ socket rendered them itself. The message itself stays between the site's process
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
+import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +34,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.utils import translation
 
-from . import limits, rendering, rows
+from . import limits, notify, rendering, rows
 from .models import Match, Seat
 
 logger = logging.getLogger(__name__)
@@ -155,20 +158,100 @@ def _candidates(match: Match, seats: list[Seat]) -> dict[str, tuple[int | None, 
     }
 
 
+#: How long a process goes on from its last read of who watches a table it listens to, before
+#: it reads again: a viewer's ring lost on the way (``viewers_changed``) costs at most this long
+#: of parts rendered for nobody, or of a viewer reading the table for itself.
+WATCHING_KEPT_SECONDS = 60.0
+#: Tables this process listens to (a socket of its own is in the table's group, so it hears
+#: every viewer come and go): the generation of what it heard, new at each ring.
+_listened: dict[int, list[int]] = {}
+_generations = itertools.count(1)
+
+
+def listen(match_id: int) -> None:
+    """This process hears ``match_id``'s rings from now on (its first socket there joined the
+    table's group, ``consumers.TableHub``): who watches may be kept between two moves."""
+    with _reads_lock:
+        held = _listened.setdefault(match_id, [0, next(_generations)])
+        held[0] += 1
+
+
+def stop_listening(match_id: int) -> None:
+    """The reverse of one ``listen``: once the last is undone, who watches is read at every move."""
+    with _reads_lock:
+        held = _listened.get(match_id)
+        if held is not None:
+            held[0] -= 1
+            if held[0] <= 0:
+                del _listened[match_id]
+
+
+def viewers_changed(match_id: int) -> None:
+    """A viewer came or went (its count changed before): what was kept of who watches
+    ``match_id`` no longer holds."""
+    with _reads_lock:
+        held = _listened.get(match_id)
+        if held is not None:
+            held[1] = next(_generations)
+
+
+#: Names this process in its viewers' rings: its own rings it has heard already (``viewers_ring``).
+PROCESS = uuid.uuid4().hex
+
+
+def viewers_ring(match_id: int) -> tuple[str, dict[str, str]]:
+    """``viewers_changed`` here, now, and the group message that tells the other processes
+    whose sockets watch ``match_id`` (``heard_viewers_ring``)."""
+    viewers_changed(match_id)
+    return notify.table_group(match_id), {"type": "table.viewers", "process": PROCESS}
+
+
+def heard_viewers_ring(match_id: int, message: dict[str, Any]) -> None:
+    """Another process's ``viewers_ring`` (this process's own changed its state when it rang)."""
+    if message.get("process") != PROCESS:
+        viewers_changed(match_id)
+
+
+def _generation(match_id: int) -> int | None:
+    held = _listened.get(match_id)
+    return None if held is None else held[1]
+
+
 class Viewers:
     """A table's publishable viewers (``_candidates``) and the counts that say which of them
     watch (``limits.HeldCounts``): the same at every version while the seats' players, the
-    invitation code and the languages stay, so made once for them, not at every move."""
+    invitation code and the languages stay, so made once for them, not at every move.
+
+    Who watches is read once per version (a ``MGET``), except at a table this process listens
+    to (``listen``): there every viewer who comes or goes rings first (``viewers_changed``), so
+    the last read holds until a ring or ``WATCHING_KEPT_SECONDS``. It is kept with the
+    generation seen before the read: a ring during the read leaves it stale at once. Either way a
+    count read late only costs work: a viewer left out reads for itself, as before."""
 
     def __init__(self, match: Match, seats: list[Seat]) -> None:
+        self.match_id = match.pk
         self.candidates = _candidates(match, seats)
         fields = list(self.candidates)
         self.fields = {_holder(match.pk, field): field for field in fields}
         self.counts = limits.HeldCounts(VIEWER_KIND, list(self.fields))
+        self.kept: tuple[int, float, list[str]] | None = None
 
     def watching(self) -> list[str]:
-        """The fields of the viewers who watch the table now (one read of the cache)."""
-        return [self.fields[holder] for holder in sorted(self.counts.read())]
+        """The fields of the viewers who watch the table now."""
+        generation = _generation(self.match_id)
+        now = time.monotonic()
+        kept = self.kept
+        if (
+            generation is not None
+            and kept is not None
+            and kept[0] == generation
+            and now - kept[1] < WATCHING_KEPT_SECONDS
+        ):
+            return kept[2]
+        fields = [self.fields[holder] for holder in sorted(self.counts.read())]
+        if generation is not None:
+            self.kept = (generation, now, fields)
+        return fields
 
 
 #: Tables whose viewers a process keeps (``Viewers``), by what they are made of.

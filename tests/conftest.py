@@ -76,6 +76,16 @@ def shared_threads_connection_given_back():
 
 
 @pytest.fixture(autouse=True)
+def no_viewers_of_earlier_tests():
+    """Who watches a table, as a process keeps it between moves (``games.published``), is kept
+    under the table's id, and every test's database hands out the same ids again."""
+    from games import published
+
+    published._viewers.clear()
+    published._listened.clear()
+
+
+@pytest.fixture(autouse=True)
 def english_unless_asked():
     """A request in another language leaves that language active in the thread: each test starts
     in the default language, as a new request would."""
