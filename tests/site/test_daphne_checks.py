@@ -160,8 +160,9 @@ def test_a_sweep_of_nothing_looks_again_after_a_period():
 def test_no_callback_checks_more_than_a_slice_of_the_connections(monkeypatch, checker, period):
     ours = server()
     ours.connections = {Protocol(str(n)): {} for n in range(3 * SLICE + 10)}
+    ours.to_look_at = set(ours.connections)  # all of them marked for the application check
     checked: list[Protocol] = []
-    monkeypatch.setattr(ours, "check_application", checked.append)
+    monkeypatch.setattr(ours, "look_at", checked.append)
     monkeypatch.setattr(ours, "check_timeouts_of", checked.append)
     later = mock.Mock()
     monkeypatch.setattr(daphne_checks.reactor, "callLater", later)
@@ -195,3 +196,108 @@ def test_the_sites_command_line_starts_the_sliced_server():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert shown.stdout.strip() == "SlicedServer"
+
+
+# --- the application check, only where it has something to do ------------------------------------
+class Held:
+    """Applications that run until the test lets each of them end."""
+
+    def __init__(self) -> None:
+        self.ends: dict[str, asyncio.Future] = {}
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.ends[scope["name"]] = asyncio.get_running_loop().create_future()
+        await self.ends[scope["name"]]
+
+    def end(self, name: str, failure: BaseException | None = None) -> None:
+        if failure is None:
+            self.ends[name].set_result(None)
+        else:
+            self.ends[name].set_exception(failure)
+
+
+def test_the_application_check_looks_only_at_connections_whose_client_left_or_application_ended(
+    monkeypatch, caplog
+):
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        held = Held()
+        ours = SlicedServer(
+            application=held, endpoints=["tcp:port=0"], application_close_timeout=CLOSE_TIMEOUT
+        )
+        ours.connections = {}  # as ``run`` starts them
+        monkeypatch.setattr(daphne_checks.reactor, "callLater", mock.Mock())
+        looked: list[str] = []
+        check = ours.check_application
+        monkeypatch.setattr(ours, "check_application", lambda p: looked.append(p.name) or check(p))
+        sockets = {name: Protocol(name) for name in ("open", "leaves", "ends", "fails")}
+        for name, protocol in sockets.items():
+            ours.protocol_connected(protocol)
+            ours.create_application(protocol, {"type": "websocket", "name": name})
+        loop.run_until_complete(asyncio.sleep(0))
+
+        def sweep() -> list[str]:
+            looked.clear()
+            ours.application_checker()
+            loop.run_until_complete(asyncio.sleep(0))
+            return sorted(looked)
+
+        assert sweep() == []  # four applications running, four clients there
+        ours.protocol_disconnected(sockets["leaves"])
+        held.end("ends")
+        with caplog.at_level(logging.ERROR):
+            held.end("fails", ValueError("boom"))
+            loop.run_until_complete(asyncio.sleep(0))
+            assert sweep() == ["ends", "fails", "leaves"]
+        # The ended applications were reaped, a failure shown to its client; the connection whose
+        # client left is looked at again until its application ends, then forgotten.
+        assert sockets["fails"].shown == ["ValueError('boom')"]
+        assert "application_instance" not in ours.connections[sockets["ends"]]
+        assert sweep() == ["leaves"]
+        held.end("leaves")
+        loop.run_until_complete(asyncio.sleep(0))
+        assert sweep() == ["leaves"]
+        assert sockets["leaves"] not in ours.connections
+        assert sweep() == []
+        # A client whose application was reaped leaves: looked at once more, and forgotten.
+        ours.protocol_disconnected(sockets["ends"])
+        assert sweep() == ["ends"]
+        assert set(ours.connections) == {sockets["open"], sockets["fails"]}
+        assert ours.to_look_at == set()
+    finally:
+        for end in held.ends.values():
+            if not end.done():
+                end.cancel()
+        loop.run_until_complete(asyncio.sleep(0))
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+def test_a_client_gone_longer_than_its_application_may_take_to_close_has_it_cancelled(
+    monkeypatch,
+):
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        held = Held()
+        ours = SlicedServer(
+            application=held, endpoints=["tcp:port=0"], application_close_timeout=CLOSE_TIMEOUT
+        )
+        ours.connections = {}  # as ``run`` starts them
+        monkeypatch.setattr(daphne_checks.reactor, "callLater", mock.Mock())
+        protocol = Protocol("slow")
+        ours.protocol_connected(protocol)
+        ours.create_application(protocol, {"type": "websocket", "name": "slow"})
+        loop.run_until_complete(asyncio.sleep(0))
+        ours.protocol_disconnected(protocol)
+        ours.connections[protocol]["disconnected"] -= CLOSE_TIMEOUT + 1
+        ours.application_checker()
+        loop.run_until_complete(asyncio.sleep(0))
+        assert ours.connections[protocol]["application_instance"].cancelled()
+        ours.application_checker()
+        assert protocol not in ours.connections
+        assert ours.to_look_at == set()
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
