@@ -216,55 +216,20 @@ class Held:
             self.ends[name].set_exception(failure)
 
 
-def test_the_application_check_looks_only_at_connections_whose_client_left_or_application_ended(
-    monkeypatch, caplog
-):
+@pytest.fixture
+def held_server(monkeypatch):
+    """A ``SlicedServer`` of ``Held`` applications on an event loop of its own, as ``run``
+    starts it (no connection yet; the checks' next slices never scheduled)."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    held = Held()
+    ours = SlicedServer(
+        application=held, endpoints=["tcp:port=0"], application_close_timeout=CLOSE_TIMEOUT
+    )
+    ours.connections = {}
+    monkeypatch.setattr(daphne_checks.reactor, "callLater", mock.Mock())
     try:
-        held = Held()
-        ours = SlicedServer(
-            application=held, endpoints=["tcp:port=0"], application_close_timeout=CLOSE_TIMEOUT
-        )
-        ours.connections = {}  # as ``run`` starts them
-        monkeypatch.setattr(daphne_checks.reactor, "callLater", mock.Mock())
-        looked: list[str] = []
-        check = ours.check_application
-        monkeypatch.setattr(ours, "check_application", lambda p: looked.append(p.name) or check(p))
-        sockets = {name: Protocol(name) for name in ("open", "leaves", "ends", "fails")}
-        for name, protocol in sockets.items():
-            ours.protocol_connected(protocol)
-            ours.create_application(protocol, {"type": "websocket", "name": name})
-        loop.run_until_complete(asyncio.sleep(0))
-
-        def sweep() -> list[str]:
-            looked.clear()
-            ours.application_checker()
-            loop.run_until_complete(asyncio.sleep(0))
-            return sorted(looked)
-
-        assert sweep() == []  # four applications running, four clients there
-        ours.protocol_disconnected(sockets["leaves"])
-        held.end("ends")
-        with caplog.at_level(logging.ERROR):
-            held.end("fails", ValueError("boom"))
-            loop.run_until_complete(asyncio.sleep(0))
-            assert sweep() == ["ends", "fails", "leaves"]
-        # The ended applications were reaped, a failure shown to its client; the connection whose
-        # client left is looked at again until its application ends, then forgotten.
-        assert sockets["fails"].shown == ["ValueError('boom')"]
-        assert "application_instance" not in ours.connections[sockets["ends"]]
-        assert sweep() == ["leaves"]
-        held.end("leaves")
-        loop.run_until_complete(asyncio.sleep(0))
-        assert sweep() == ["leaves"]
-        assert sockets["leaves"] not in ours.connections
-        assert sweep() == []
-        # A client whose application was reaped leaves: looked at once more, and forgotten.
-        ours.protocol_disconnected(sockets["ends"])
-        assert sweep() == ["ends"]
-        assert set(ours.connections) == {sockets["open"], sockets["fails"]}
-        assert ours.to_look_at == set()
+        yield loop, held, ours
     finally:
         for end in held.ends.values():
             if not end.done():
@@ -274,30 +239,62 @@ def test_the_application_check_looks_only_at_connections_whose_client_left_or_ap
         loop.close()
 
 
-def test_a_client_gone_longer_than_its_application_may_take_to_close_has_it_cancelled(
-    monkeypatch,
+def test_the_application_check_looks_only_at_connections_whose_client_left_or_application_ended(
+    monkeypatch, caplog, held_server
 ):
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    try:
-        held = Held()
-        ours = SlicedServer(
-            application=held, endpoints=["tcp:port=0"], application_close_timeout=CLOSE_TIMEOUT
-        )
-        ours.connections = {}  # as ``run`` starts them
-        monkeypatch.setattr(daphne_checks.reactor, "callLater", mock.Mock())
-        protocol = Protocol("slow")
+    loop, held, ours = held_server
+    looked: list[str] = []
+    check = ours.check_application
+    monkeypatch.setattr(ours, "check_application", lambda p: looked.append(p.name) or check(p))
+    sockets = {name: Protocol(name) for name in ("open", "leaves", "ends", "fails")}
+    for name, protocol in sockets.items():
         ours.protocol_connected(protocol)
-        ours.create_application(protocol, {"type": "websocket", "name": "slow"})
-        loop.run_until_complete(asyncio.sleep(0))
-        ours.protocol_disconnected(protocol)
-        ours.connections[protocol]["disconnected"] -= CLOSE_TIMEOUT + 1
+        ours.create_application(protocol, {"type": "websocket", "name": name})
+    loop.run_until_complete(asyncio.sleep(0))
+
+    def sweep() -> list[str]:
+        looked.clear()
         ours.application_checker()
         loop.run_until_complete(asyncio.sleep(0))
-        assert ours.connections[protocol]["application_instance"].cancelled()
-        ours.application_checker()
-        assert protocol not in ours.connections
-        assert ours.to_look_at == set()
-    finally:
-        asyncio.set_event_loop(None)
-        loop.close()
+        return sorted(looked)
+
+    assert sweep() == []  # four applications running, four clients there
+    ours.protocol_disconnected(sockets["leaves"])
+    held.end("ends")
+    with caplog.at_level(logging.ERROR):
+        held.end("fails", ValueError("boom"))
+        loop.run_until_complete(asyncio.sleep(0))
+        assert sweep() == ["ends", "fails", "leaves"]
+    # The ended applications were reaped, a failure shown to its client; the connection whose
+    # client left is looked at again until its application ends, then forgotten.
+    assert sockets["fails"].shown == ["ValueError('boom')"]
+    assert "application_instance" not in ours.connections[sockets["ends"]]
+    assert sweep() == ["leaves"]
+    held.end("leaves")
+    loop.run_until_complete(asyncio.sleep(0))
+    assert sweep() == ["leaves"]
+    assert sockets["leaves"] not in ours.connections
+    assert sweep() == []
+    # A client whose application was reaped leaves: looked at once more, and forgotten.
+    ours.protocol_disconnected(sockets["ends"])
+    assert sweep() == ["ends"]
+    assert set(ours.connections) == {sockets["open"], sockets["fails"]}
+    assert ours.to_look_at == set()
+
+
+def test_a_client_gone_longer_than_its_application_may_take_to_close_has_it_cancelled(
+    held_server,
+):
+    loop, _held, ours = held_server
+    protocol = Protocol("slow")
+    ours.protocol_connected(protocol)
+    ours.create_application(protocol, {"type": "websocket", "name": "slow"})
+    loop.run_until_complete(asyncio.sleep(0))
+    ours.protocol_disconnected(protocol)
+    ours.connections[protocol]["disconnected"] -= CLOSE_TIMEOUT + 1
+    ours.application_checker()
+    loop.run_until_complete(asyncio.sleep(0))
+    assert ours.connections[protocol]["application_instance"].cancelled()
+    ours.application_checker()
+    assert protocol not in ours.connections
+    assert ours.to_look_at == set()

@@ -10,12 +10,13 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from games import limits, notify, published, rendering, services
+from games import limits, notify, published, services
 from games.engines import get_engine
 from tests.sockets import connected
 
 from .factories import started_table
 from .published_views import no_reads_left  # noqa: F401 (a fixture)
+from .test_published_renders import counted_reads
 
 
 def counted_watch_reads(monkeypatch) -> list[int]:
@@ -55,6 +56,15 @@ def played(match, users):
     return services.play(match.pk, users[seat], move, match.version)
 
 
+def a_table_listened_to(watching: int) -> tuple:
+    """A started table, its first ``watching`` seats counted as watching, and this process
+    listening to it (as when a socket of its own joined the table's group)."""
+    match, users = started_table(players=3)
+    watched_by(match, users[:watching])
+    published.listen(match.pk)
+    return match, users
+
+
 # --- the kept state, on its own -------------------------------------------------------------------
 @pytest.mark.django_db
 def test_a_table_nobody_here_listens_to_is_read_at_every_version(monkeypatch):
@@ -68,9 +78,7 @@ def test_a_table_nobody_here_listens_to_is_read_at_every_version(monkeypatch):
 
 @pytest.mark.django_db
 def test_a_table_this_process_listens_to_is_read_once_until_a_viewer_rings(monkeypatch):
-    match, users = started_table(players=3)
-    watched_by(match, users[:2])
-    published.listen(match.pk)
+    match, users = a_table_listened_to(2)
     reads = counted_watch_reads(monkeypatch)
     assert rendered_for(match) == {field_of(users[0]), field_of(users[1])}
     assert rendered_for(match) == {field_of(users[0]), field_of(users[1])}
@@ -91,9 +99,7 @@ def test_a_table_this_process_listens_to_is_read_once_until_a_viewer_rings(monke
 def test_a_ring_during_the_read_leaves_nothing_kept(monkeypatch):
     """The read may give the count from before a viewer came while its ring arrives meanwhile:
     what it read is not kept, so the next render reads again."""
-    match, users = started_table(players=3)
-    watched_by(match, users[:1])
-    published.listen(match.pk)
+    match, users = a_table_listened_to(1)
     reads: list[int] = []
     real = limits.HeldCounts.read
 
@@ -113,9 +119,7 @@ def test_a_ring_during_the_read_leaves_nothing_kept(monkeypatch):
 
 @pytest.mark.django_db
 def test_what_was_kept_is_read_again_after_the_kept_seconds(monkeypatch):
-    match, users = started_table(players=3)
-    watched_by(match, users[:1])
-    published.listen(match.pk)
+    match, _users = a_table_listened_to(1)
     reads = counted_watch_reads(monkeypatch)
     now = [1000.0]
     monkeypatch.setattr(published.time, "monotonic", lambda: now[0])
@@ -130,9 +134,7 @@ def test_what_was_kept_is_read_again_after_the_kept_seconds(monkeypatch):
 
 @pytest.mark.django_db
 def test_a_process_that_stops_listening_reads_at_every_version_and_starts_anew(monkeypatch):
-    match, users = started_table(players=3)
-    watched_by(match, users[:1])
-    published.listen(match.pk)
+    match, _users = a_table_listened_to(1)
     published.listen(match.pk)  # two sockets' hubs (as in tests, one per event loop)
     reads = counted_watch_reads(monkeypatch)
     rendered_for(match)
@@ -170,15 +172,7 @@ async def test_the_seats_sockets_are_pushed_from_one_read_of_who_watches_and_a_n
 ):
     match, users = await sync_to_async(started_table)(players=3)
     seats = [(await connected(f"/ws/tables/{match.pk}/", user))[0] for user in users]
-    reads = counted_watch_reads(monkeypatch)
-    table_reads: list[int] = []
-    real_load = rendering.load_table
-
-    def counted_load(pk, previous=None):
-        table_reads.append(pk)
-        return real_load(pk, previous)
-
-    monkeypatch.setattr(rendering, "load_table", counted_load)
+    reads, table_reads = counted_watch_reads(monkeypatch), counted_reads(monkeypatch)
 
     async def move_and_frames(sockets) -> int:
         nonlocal match
