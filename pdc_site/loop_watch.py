@@ -37,6 +37,7 @@ import time
 from collections import Counter
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 PROBE_SECONDS = 0.005
 REPORT_SECONDS = 5.0
@@ -414,16 +415,24 @@ class LoopWatch:
         return done
 
     def report(self) -> None:
-        print(REPORT_MARK + json.dumps(self.figures()), file=sys.stderr, flush=True)
+        report_line(REPORT_MARK, self.figures())
         moves = self.finished_moves(time.monotonic() - 2.0)
         if moves:
-            print(TRACE_MARK + json.dumps(moves), file=sys.stderr, flush=True)
+            report_line(TRACE_MARK, moves)
         timed, self.timed = self.timed, []
         if timed:
-            print(COLLECTIONS_MARK + json.dumps(timed), file=sys.stderr, flush=True)
+            report_line(COLLECTIONS_MARK, timed)
         stalls = self.ledger.taken()
         if stalls:
-            print(STALLS_MARK + json.dumps(stalls), file=sys.stderr, flush=True)
+            report_line(STALLS_MARK, stalls)
+
+
+def report_line(mark: str, figures: Any) -> None:
+    """One line of the log, written whole in one call: ``print`` wrote the text and its newline
+    apart, and two daphnes sharing a log (``bench/live.py --processes 2 --watch``) put one's
+    line in the middle of the other's."""
+    sys.stderr.write(mark + json.dumps(figures) + "\n")
+    sys.stderr.flush()
 
 
 def idle_looks() -> dict[str, int] | None:

@@ -237,3 +237,20 @@ def test_a_callback_the_ledger_cannot_name_still_runs(monkeypatch: pytest.Monkey
 
     ledger_of(work)
     assert ran == [True]
+
+
+def test_each_report_line_is_written_whole_in_one_call(monkeypatch):
+    """Two daphnes share the benchmark's log: a line written in pieces (the text, then its
+    newline) let the other process's line land inside it."""
+    writes: list[str] = []
+
+    class Log:
+        def write(self, text: str) -> None:
+            writes.append(text)
+
+        def flush(self) -> None:
+            pass
+
+    monkeypatch.setattr(loop_watch.sys, "stderr", Log())
+    loop_watch.report_line(loop_watch.REPORT_MARK, {"pid": 1, "stalls": {}})
+    assert writes == [loop_watch.REPORT_MARK + '{"pid": 1, "stalls": {}}\n']
