@@ -61,8 +61,9 @@ def main() -> int:
             published.stop_watching(match.pk, field)
     backend = type(caches["default"]).__name__
     print(f"who watches a table of 32 viewers (3 watching), cache {backend}, {args.calls} calls")
-    print(f"  read at every call: {statistics.median(read):8.1f} µs a call (rounds {read})")
-    print(f"  kept (listening):   {statistics.median(kept):8.1f} µs a call (rounds {kept})")
+    for label, figures in (("read at every call", read), ("kept (listening)", kept)):
+        rounds = ", ".join(f"{value:.1f}" for value in figures)
+        print(f"  {label:<18}  {statistics.median(figures):8.1f} µs a call (rounds {rounds})")
     return 0
 
 
