@@ -594,11 +594,7 @@ class TableConsumer(RateLimitedConsumer):
         """This socket's viewer came or went (its count changed already): what this process and
         every other whose sockets watch the table kept of who watches no longer holds
         (``published.viewers_ring``). A ring lost costs work only, never a push."""
-        group, message = published.viewers_ring(self.match_id)
-        try:
-            await self.channel_layer.group_send(group, message)
-        except notify.LAYER_ERRORS:
-            logger.warning("could not ring table %s's viewers", self.match_id, exc_info=True)
+        await notify.sender([published.viewers_ring(self.match_id)])()
 
     async def table_viewers(self, event: dict) -> None:
         published.heard_viewers_ring(self.match_id, event)
