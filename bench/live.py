@@ -66,6 +66,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import placement  # noqa: E402
 from bench.wire import Client, opened_client  # noqa: E402
 from tests.live_server import LiveSite, free_port, wait_for_port  # noqa: E402
 
@@ -1357,6 +1358,25 @@ def core_of(index: int, pin: bool) -> dict[str, str]:
     return {"SERVE_CPUS": str(cores[index % len(cores)])}
 
 
+def services_core() -> int:
+    """The core ``--services-core`` keeps the services on: the last that daphnes are given."""
+    return sorted(os.sched_getaffinity(0))[-1]
+
+
+def services_of(worker: int) -> Callable[[], list[int]]:
+    """What ``--services-core`` keeps together, as they are at each call: every PostgreSQL and
+    Redis process, the worker and its pool, and this load generator (its threads; not the
+    daphnes it started, which are its children too)."""
+
+    def services() -> list[int]:
+        found = placement.with_descendants(
+            [*root_processes("postgres"), *root_processes("redis-server"), worker]
+        )
+        return [*found, os.getpid()]
+
+    return services
+
+
 def start_daphne(
     site: LiveSite, application: str, access_log: bool = True, env: dict[str, str] | None = None
 ) -> tuple[str, int]:
@@ -1710,6 +1730,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"GET before a move: {args.look}, "
         f"a table's sockets {'together' if args.together else 'spread'}, "
         f"daphnes {'floating' if args.float else 'one core each'}"
+        f"{f', services on core {services_core()}' if args.services_core else ''}"
         f"{' behind nginx' if args.proxy else ''}, "
         f"{'players unlimited, ' if players_limits(args.mode) else ''}"
         f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}, "
@@ -1832,6 +1853,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(SERVE_CPUS, as the README's deployment runs them)",
     )
     parser.add_argument(
+        "--services-core",
+        action="store_true",
+        help="keep PostgreSQL, Redis, the worker and this load generator on the last core (the "
+        "last daphne's) for the run, as a deployment would pin them (bench/placement.py); "
+        "needs the right to set their affinity",
+    )
+    parser.add_argument(
         "--proxy",
         action="store_true",
         help="serve the site's daphnes, and the floor's, through nginx configured by "
@@ -1899,6 +1927,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                 "--proxy, --level3-tables, --idle or --commit-floor"
             )
         args.no_floor = True
+    if args.services_core and (args.float or len(os.sched_getaffinity(0)) < 2):
+        parser.error("--services-core needs the daphnes pinned (no --float) and two cores")
     if args.rounds < 1:
         parser.error("--rounds needs a positive number")
     if args.rounds > 1:
@@ -1965,6 +1995,9 @@ def main(argv: list[str] | None = None) -> int:
                     for i in range(len(webs))
                 ]
             prepare_django(site)
+            if args.services_core:
+                services = services_of(worker.pid)
+                site.stack.enter_context(placement.kept_on(services_core(), services))
             # The comparison makes the players of each slice itself.
             players = [] if args.compare_processes else create_players(SEATS * args.tables, "p")
             IDLE_PLAYERS.extend(create_players(args.idle, "idle"))
