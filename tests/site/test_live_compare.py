@@ -15,6 +15,7 @@ from bench.live import (
     comparison_order,
     d_and_x,
     parse_args,
+    slice_of,
     verdict,
 )
 
@@ -44,9 +45,23 @@ def test_each_round_gives_its_ratio_and_what_the_cores_allowed_then_the_median()
     assert "160.0 (8.00, 2.00 ms; 200%)" in lines[1]
     assert lines[2].split()[-2:] == ["1.40", "1.65"]  # 2 / 11 ms = 181.8 moves/s, over 110
     assert (
-        lines[-2] == "two processes / one, median of 3 rounds: 1.50 (each round: 1.60, 1.40, 1.50)"
+        lines[-3] == "two processes / one, median of 3 rounds: 1.50 (each round: 1.60, 1.40, 1.50)"
     )
-    assert lines[-1] == "all rounds together: 110.0 moves/s on one process, 164.7 on two: 1.50"
+    assert lines[-2] == "all rounds together: 110.0 moves/s on one process, 164.7 on two: 1.50"
+    assert lines[-1] == "matches ended: none on one process, none on two"
+
+
+def test_each_side_says_how_often_its_matches_ended():
+    # One process: 1,000 + 1,200 moves and 40 + 40 ends, one per 27.5 moves; two processes:
+    # 1,600 + 1,540 moves and 40 + 60 ends, one per 31.4 moves.
+    pairs = [
+        (Slice(1000, 10.0, 0.008, 0.003, 1.3, 40), Slice(1600, 10.0, 0.008, 0.002, 2.0, 40)),
+        (Slice(1200, 10.0, 0.008, 0.003, 1.3, 40), Slice(1540, 10.0, 0.009, 0.002, 2.0, 60)),
+    ]
+    lines = comparison_lines(pairs, cores=2)
+    assert lines[-1] == (
+        "matches ended: one per 27.5 moves on one process, one per 31.4 moves on two"
+    )
 
 
 def test_a_slice_the_machine_slowed_weighs_on_the_pooled_ratio_by_its_moves_only():
@@ -57,8 +72,8 @@ def test_a_slice_the_machine_slowed_weighs_on_the_pooled_ratio_by_its_moves_only
         (Slice(500, 10.0, 0.016, 0.003, 1.3), Slice(1600, 10.0, 0.008, 0.002, 2.0)),
     ]
     lines = comparison_lines(pairs, cores=2)
-    assert "(each round: 1.60, 3.20)" in lines[-2]
-    assert lines[-1].endswith("75.0 moves/s on one process, 160.0 on two: 2.13")
+    assert "(each round: 1.60, 3.20)" in lines[-3]
+    assert lines[-2].endswith("75.0 moves/s on one process, 160.0 on two: 2.13")
 
 
 @pytest.mark.parametrize(
@@ -142,3 +157,13 @@ def test_d_is_the_daphnes_and_x_the_rest_of_the_run_per_move_not_what_lies_outsi
     assert (d, x) == (pytest.approx(0.008), pytest.approx(0.002))
     phase.tally.moves = 0
     assert d_and_x(phase) == (0.0, 0.0)
+
+
+def test_a_slice_keeps_its_phase_s_moves_time_cpu_and_matches_ended():
+    # 100 moves in 10 s; daphnes 0.8 s and the site's backends 0.2 s → D 8 ms, X 2 ms; the
+    # machine busy 15 s of its 10 s × cores → 150%; 4 matches ended and opened again.
+    phase = slice_phase("site, 2 processes")
+    phase.tally.reopened = 4
+    phase.meter = Parts({"daphne 1": 0.8, "postgres: the site's backends": 0.2})
+    phase.meter.machine = {"busy": 15.0}
+    assert slice_of(phase) == Slice(100, 10.0, pytest.approx(0.008), pytest.approx(0.002), 1.5, 4)
