@@ -838,6 +838,38 @@ class FloorTable:
 
 
 # --- driving the load ---------------------------------------------------------------------------
+#: A 3-player match of La Part du Chef lasts 22-24 moves (the runs' "matches ended" lines).
+STAGGER_MOVES = 22
+
+
+def stagger_moves(seed: int, index: int) -> int:
+    """How many moves the ``index``-th table plays before a saturation phase is measured."""
+    return random.Random(seed * 7_919 + index).randrange(STAGGER_MOVES)
+
+
+async def stagger(tables: list[SiteTable], http: Client, seed: int, reopen: Any) -> list[str]:
+    """Saturation, before the meter starts: each table plays ``stagger_moves`` moves, so that
+    the measured moves find the tables at every point of their matches, as a long run does.
+    Started together, every table would end its match at the same moment, and a phase would end
+    as many matches as its length and speed happen to fit: a 5 s slice of one process at 40
+    tables ended one match per 22 moves, a slice of two processes one per 43, and the end of a
+    match costs a daphne about a dozen moves' CPU. The problems of these moves (errors, missing
+    pushes) are the phase's."""
+    warming = Tally()
+
+    async def play(index: int, table: SiteTable) -> None:
+        rng = random.Random(seed * 7_919 + index + 1)
+        for _ in range(stagger_moves(seed, index)):
+            if not await table.play(http, rng, warming):
+                await reopen(table, index)
+
+    await asyncio.gather(*(play(i, t) for i, t in enumerate(tables)))
+    problems = [f"staggering the tables: {n} × {status}" for status, n in warming.errors.items()]
+    if warming.missing:
+        problems.append(f"staggering the tables: {warming.missing} pushes missing")
+    return problems
+
+
 async def drive(
     tables: list[Any],
     http: Client,
@@ -939,6 +971,8 @@ async def measure_site(
                 await close_socket(watcher)
             await table.open(http, bases, next(spare))
 
+        if args.mode == "saturation":
+            problems.extend(await stagger(tables, http, args.seed, reopen))
         bots = Level3Tables(level3, LEVEL3_HOSTS, bases) if level3 else None
         keeping = None
         if bots is not None:
@@ -1576,8 +1610,25 @@ def comparison_lines(pairs: list[tuple[Slice, Slice]], cores: int) -> list[str]:
         )
         lines.append(
             f"matches ended: {moves_per_end(ones)} on one process, {moves_per_end(twos)} on two"
+            + ("" if ends_alike(ones, twos) else UNALIKE)
         )
     return lines
+
+
+#: What the comparison says when its two sides ended their matches at rates too far apart.
+UNALIKE = " (not alike: the ratio is biased; compare longer slices)"
+
+
+def ends_alike(ones: list[Slice], twos: list[Slice], within: float = 0.15) -> bool:
+    """Whether both sides ended their matches at rates (ends per move) within ``within`` of
+    each other; neither ending any is alike too."""
+    rates = [
+        sum(part.ended for part in side) / max(1, sum(part.moves for part in side))
+        for side in (ones, twos)
+    ]
+    if not any(rates):
+        return True
+    return abs(rates[0] - rates[1]) <= within * max(rates)
 
 
 def moves_per_end(slices: list[Slice]) -> str:
@@ -1752,6 +1803,7 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         f"access log: {'off' if args.no_access_log else 'on'}, client: {args.client}, "
         f"{daphnes_loop(site.env)}"
         + (f", one move per table every {args.period:g} s" if args.mode == "latency" else "")
+        + (f", tables staggered over {STAGGER_MOVES} moves" if args.mode == "saturation" else "")
     )
     print(f"{'':15}{'moves':>8}{'moves/s':>9}{'p50':>10}{'p95':>10}{'p99':>10}  errors  missing")
     for phase in phases:

@@ -7,6 +7,8 @@ import pytest
 
 from bench.live import (
     PROXY,
+    STAGGER_MOVES,
+    UNALIKE,
     Phase,
     Slice,
     Tally,
@@ -16,6 +18,8 @@ from bench.live import (
     d_and_x,
     parse_args,
     slice_of,
+    stagger,
+    stagger_moves,
     verdict,
 )
 
@@ -62,6 +66,16 @@ def test_each_side_says_how_often_its_matches_ended():
     assert lines[-1] == (
         "matches ended: one per 27.5 moves on one process, one per 31.4 moves on two"
     )
+
+
+def test_sides_that_ended_their_matches_at_rates_far_apart_are_called_biased():
+    # One process: 1,100 moves, 50 ends (1 per 22.0); two: 1,800 moves, 50 ends (1 per 36.0):
+    # rates 0.0455 and 0.0278, 39% apart. Then two: 1,800 moves, 76 ends (1 per 23.7): 7% apart.
+    one = [Slice(1100, 10.0, 0.008, 0.003, 1.3, 50)]
+    far = comparison_lines([(one[0], Slice(1800, 10.0, 0.008, 0.002, 2.0, 50))], cores=2)
+    assert far[-1].endswith("one per 36.0 moves on two" + UNALIKE)
+    near = comparison_lines([(one[0], Slice(1800, 10.0, 0.008, 0.002, 2.0, 76))], cores=2)
+    assert near[-1].endswith("one per 23.7 moves on two")
 
 
 def test_a_slice_the_machine_slowed_weighs_on_the_pooled_ratio_by_its_moves_only():
@@ -167,3 +181,45 @@ def test_a_slice_keeps_its_phase_s_moves_time_cpu_and_matches_ended():
     phase.meter = Parts({"daphne 1": 0.8, "postgres: the site's backends": 0.2})
     phase.meter.machine = {"busy": 15.0}
     assert slice_of(phase) == Slice(100, 10.0, pytest.approx(0.008), pytest.approx(0.002), 1.5, 4)
+
+
+def test_a_saturation_phase_finds_its_tables_at_every_point_of_their_matches():
+    # Each table first plays between 0 and 21 moves (a match lasts 22-24), the same for the same
+    # seed and table, and 2,200 tables take every count in that range.
+    counts = [stagger_moves(1, index) for index in range(2200)]
+    assert counts == [stagger_moves(1, index) for index in range(2200)]
+    assert set(counts) == set(range(STAGGER_MOVES)) and STAGGER_MOVES == 22
+    assert counts != [stagger_moves(2, index) for index in range(2200)]
+
+
+class StaggeredTable:
+    """A table whose match ends at its ``ends_at``-th move; the move ``fails_at`` answers 500."""
+
+    def __init__(self, ends_at: int = 99, fails_at: int = -1) -> None:
+        self.ends_at, self.fails_at = ends_at, fails_at
+        self.played = 0
+        self.reopened = 0
+
+    async def play(self, http, rng, tally: Tally) -> bool:
+        self.played += 1
+        if self.played == self.fails_at:
+            tally.errors[500] += 1
+        return self.played != self.ends_at
+
+
+def test_staggering_plays_each_table_s_moves_opens_ended_matches_again_and_reports_errors():
+    import asyncio
+
+    tables = [StaggeredTable() for _ in range(6)]
+    tables[1].ends_at = 2
+    tables[2].fails_at = 1
+
+    async def reopen(table, index):
+        table.reopened += 1
+
+    wanted = [stagger_moves(5, index) for index in range(6)]
+    assert wanted[1] >= 2 and wanted[2] >= 1  # the seed's counts reach the end and the error
+    problems = asyncio.run(stagger(tables, None, 5, reopen))
+    assert [table.played for table in tables] == wanted
+    assert [table.reopened for table in tables] == [0, 1, 0, 0, 0, 0]
+    assert problems == ["staggering the tables: 1 × 500"]
