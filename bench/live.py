@@ -838,7 +838,8 @@ class FloorTable:
 
 
 # --- driving the load ---------------------------------------------------------------------------
-#: A 3-player match of La Part du Chef lasts 22-24 moves (the runs' "matches ended" lines).
+#: A 3-player match of La Part du Chef, moves chosen at random, lasts 21-23 moves (300 matches
+#: played through the engine: 22.1 on average).
 STAGGER_MOVES = 22
 
 
