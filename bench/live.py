@@ -164,6 +164,11 @@ def process_times(tasks_of: tuple[int, ...] = ()) -> dict[tuple[int, int], Proce
     return found
 
 
+def process_parents() -> dict[int, int]:
+    """Every living process's parent, by pid."""
+    return {pid: times.ppid for (pid, _started), times in process_times().items()}
+
+
 def machine_times(text: str | None = None) -> dict[str, float]:
     """The machine's CPU seconds so far from ``/proc/stat``'s ``cpu`` line, all cores: busy (user,
     nice, system, irq, softirq), of which in interrupts, and stolen by the hypervisor."""
@@ -843,9 +848,15 @@ class FloorTable:
 STAGGER_MOVES = 22
 
 
+def staggering(seed: int, index: int) -> random.Random:
+    """The ``index``-th table's draws before a saturation phase: its count of moves
+    (``stagger_moves``), then the moves themselves."""
+    return random.Random(seed * 7_919 + index)
+
+
 def stagger_moves(seed: int, index: int) -> int:
     """How many moves the ``index``-th table plays before a saturation phase is measured."""
-    return random.Random(seed * 7_919 + index).randrange(STAGGER_MOVES)
+    return staggering(seed, index).randrange(STAGGER_MOVES)
 
 
 async def stagger(tables: list[SiteTable], http: Client, seed: int, reopen: Any) -> list[str]:
@@ -859,8 +870,8 @@ async def stagger(tables: list[SiteTable], http: Client, seed: int, reopen: Any)
     warming = Tally()
 
     async def play(index: int, table: SiteTable) -> None:
-        rng = random.Random(seed * 7_919 + index + 1)
-        for _ in range(stagger_moves(seed, index)):
+        rng = staggering(seed, index)
+        for _ in range(rng.randrange(STAGGER_MOVES)):
             if not await table.play(http, rng, warming):
                 await reopen(table, index)
 
@@ -1404,10 +1415,8 @@ def services_of(worker: int) -> Callable[[], list[int]]:
     daphnes it started, which are its children too)."""
 
     def services() -> list[int]:
-        found = placement.with_descendants(
-            [*root_processes("postgres"), *root_processes("redis-server"), worker]
-        )
-        return [*found, os.getpid()]
+        roots = [*root_processes("postgres"), *root_processes("redis-server"), worker]
+        return [*placement.with_descendants(roots, process_parents()), os.getpid()]
 
     return services
 

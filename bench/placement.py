@@ -26,23 +26,12 @@ def threads_of(pid: int) -> list[int]:
         return []
 
 
-def parent_of(pid: int) -> int | None:
-    try:
-        stat = (PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    # The command name, in parentheses, may hold spaces: the fields after it are fixed.
-    return int(stat.rsplit(")", 1)[1].split()[1])
-
-
-def with_descendants(pids: Iterable[int]) -> list[int]:
-    """``pids`` and every living process below them (a worker's pool of thinking processes)."""
+def with_descendants(pids: Iterable[int], parents: dict[int, int]) -> list[int]:
+    """``pids`` and every process below them (a worker's pool of thinking processes), by
+    ``parents``: each living process's parent (``bench.live.process_parents``)."""
     children: dict[int, list[int]] = {}
-    for entry in PROC.iterdir():
-        if entry.name.isdigit():
-            parent = parent_of(int(entry.name))
-            if parent is not None:
-                children.setdefault(parent, []).append(int(entry.name))
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
     found: list[int] = []
     waiting = list(pids)
     while waiting:

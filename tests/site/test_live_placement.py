@@ -11,7 +11,14 @@ from collections.abc import Iterator
 import pytest
 
 from bench import placement
-from bench.live import core_of, parse_args, processes_named, services_core, services_of
+from bench.live import (
+    core_of,
+    parse_args,
+    process_parents,
+    processes_named,
+    services_core,
+    services_of,
+)
 
 #: A process with a second thread, which starts one thread more for each line on its stdin.
 THREADED = """
@@ -132,7 +139,7 @@ def test_a_process_is_kept_with_every_process_below_it(started):
     parent, elsewhere = start(started, PARENT), start(started, "import time; time.sleep(120)")
     child = int(parent.stdout.readline())
     try:
-        found = placement.with_descendants([parent.pid])
+        found = placement.with_descendants([parent.pid], process_parents())
         assert child in found and parent.pid in found
         assert elsewhere.pid not in found
     finally:
