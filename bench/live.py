@@ -1164,11 +1164,16 @@ def describe_ledger(summary: dict | None) -> list[str]:
 
 
 #: A move's steps as ``--watch`` traces them: (name, from mark, to mark); the marks are the
-#: server's (``pdc_site.loop_watch``) and the generator's ("sent", "answered", "seen").
+#: server's (``pdc_site.loop_watch``) and the generator's ("sent", "answered", "seen"). The two
+#: indented steps split "in its thread": the thread's own CPU there and its time runnable but
+#: waiting for its core (``loop_watch.mark_in_thread``); the rest is its waits for the database,
+#: Redis and the GIL.
 TRACE_STEPS = (
     ("POST to the app", "posted", "arrived"),
     ("wait for its thread", "arrived", "thread"),
     ("in its thread", "thread", "made"),
+    ("  its CPU there", "thread_cpu", "made_cpu"),
+    ("  its wait for its core there", "thread_runqueue", "made_runqueue"),
     ("answer sent", "made", "sent"),
     ("answer to the client", "sent", "answered"),
     ("sent → render begins", "sent", "jobs"),

@@ -477,6 +477,30 @@ def mark(name: str) -> None:
             marks[name] = time.monotonic()
 
 
+def mark_in_thread(name: str) -> None:
+    """``mark``, with the calling thread's CPU so far (``<name>_cpu``) and its time so far
+    runnable but waiting for a core (``<name>_runqueue``): a step that begins or ends in the
+    thread where the next one ends, so that the two tell how much of the wall time between
+    them the thread ran, and how much it waited for its core (its wait for the GIL, or for a
+    database, is neither)."""
+    if _watch is not None:
+        marks = _request_marks.get()
+        if marks is not None:
+            marks[name] = time.monotonic()
+            marks[f"{name}_cpu"] = time.thread_time()
+            marks[f"{name}_runqueue"] = runqueue_seconds()
+
+
+def runqueue_seconds() -> float:
+    """The calling thread's time so far runnable but not running (Linux's ``schedstat``, its
+    second figure); 0 where the kernel does not tell it."""
+    try:
+        with open("/proc/thread-self/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def name_move(match_id: int, version: int) -> None:
     """The running request made version ``version`` of table ``match_id``: trace it."""
     if _watch is not None:

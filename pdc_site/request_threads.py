@@ -595,14 +595,14 @@ class OneHopHandler(SyncTwins, ASGIHandler):
         the request's thread that closing takes anyway, while the request still holds its
         database connection, instead of one more hop afterwards. Any other answer (not streamed)
         is closed here, before it is sent, which saves the hop to close it."""
-        loop_watch.mark("thread")
+        loop_watch.mark_in_thread("thread")
         loop_watch.work_begins()
         try:
             self.started(request.scope)
             response = super().get_response(request)
         finally:
             loop_watch.work_ends()
-        loop_watch.mark("made")
+        loop_watch.mark_in_thread("made")
         pending = _after_answer.get()
         if pending is not None and pending.jobs:
             close = response.close

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import gc
+import hashlib
+import os
 import threading
 import time
 
@@ -47,6 +49,54 @@ def test_a_moves_request_and_its_sockets_frames_make_one_trace_in_order(watch: L
     assert (trace["match"], trace["version"]) == (7, 12)
     assert [how for _doorbell, _sent, how in trace["pushes"]] == ["published", "read"]
     assert watch.finished_moves(older_than=time.monotonic() + 1) == []
+
+
+def test_a_step_in_one_thread_tells_the_threads_cpu_there_and_its_wait_for_a_core(
+    watch: LoopWatch,
+):
+    def request() -> dict:
+        loop_watch.begin_request()
+        loop_watch.mark_in_thread("thread")
+        busy_until = time.thread_time() + 0.02
+        while time.thread_time() < busy_until:  # 20 ms of this thread's CPU
+            pass
+        time.sleep(0.02)  # and 20 ms that are not
+        loop_watch.mark_in_thread("made")
+        return loop_watch._request_marks.get()
+
+    marks = contextvars.Context().run(request)
+    wall = marks["made"] - marks["thread"]
+    cpu = marks["made_cpu"] - marks["thread_cpu"]
+    waited = marks["made_runqueue"] - marks["thread_runqueue"]
+    assert wall >= 0.04
+    assert 0.02 <= cpu < wall - 0.015
+    assert 0 <= waited <= wall - cpu
+
+
+def test_a_thread_that_shares_its_core_with_a_busy_one_has_waited_for_it():
+    """Two threads kept to one core, hashing outside the GIL: each is runnable while the other
+    runs, and its schedstat says so."""
+    core = min(os.sched_getaffinity(0))
+    data = bytes(1 << 20)
+    waited: list[float] = []
+    start = threading.Barrier(2)
+
+    def hash_for_a_while(record: bool) -> None:
+        os.sched_setaffinity(0, {core})  # this thread only
+        start.wait()
+        before = loop_watch.runqueue_seconds()
+        busy_until = time.thread_time() + 0.1
+        while time.thread_time() < busy_until:
+            hashlib.sha256(data).digest()
+        if record:
+            waited.append(loop_watch.runqueue_seconds() - before)
+
+    threads = [threading.Thread(target=hash_for_a_while, args=(i == 0,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert waited[0] > 0.01
 
 
 def test_a_move_still_running_is_kept_and_pushes_of_moves_made_elsewhere_are_dropped(
