@@ -479,10 +479,9 @@ def mark(name: str) -> None:
 
 def mark_in_thread(name: str) -> None:
     """``mark``, with the calling thread's CPU so far (``<name>_cpu``) and its time so far
-    runnable but waiting for a core (``<name>_runqueue``): a step that begins or ends in the
-    thread where the next one ends, so that the two tell how much of the wall time between
-    them the thread ran, and how much it waited for its core (its wait for the GIL, or for a
-    database, is neither)."""
+    runnable but waiting for a core (``<name>_runqueue``). Two such marks made in one thread
+    tell how much of the wall time between them the thread ran and how much it waited for its
+    core; its waits for the GIL or for a database are neither (it sleeps through them)."""
     if _watch is not None:
         marks = _request_marks.get()
         if marks is not None:
