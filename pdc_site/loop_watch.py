@@ -469,12 +469,16 @@ def begin_request() -> None:
         _request_marks.set({"arrived": time.monotonic()})
 
 
+def _running_marks() -> dict[str, float] | None:
+    """The running request's marks; None unless watched and inside one."""
+    return _request_marks.get() if _watch is not None else None
+
+
 def mark(name: str) -> None:
     """The running request reached step ``name`` (a no-op unless watched or outside one)."""
-    if _watch is not None:
-        marks = _request_marks.get()
-        if marks is not None:
-            marks[name] = time.monotonic()
+    marks = _running_marks()
+    if marks is not None:
+        marks[name] = time.monotonic()
 
 
 def mark_in_thread(name: str) -> None:
@@ -482,12 +486,11 @@ def mark_in_thread(name: str) -> None:
     runnable but waiting for a core (``<name>_runqueue``). Two such marks made in one thread
     tell how much of the wall time between them the thread ran and how much it waited for its
     core; its waits for the GIL or for a database are neither (it sleeps through them)."""
-    if _watch is not None:
-        marks = _request_marks.get()
-        if marks is not None:
-            marks[name] = time.monotonic()
-            marks[f"{name}_cpu"] = time.thread_time()
-            marks[f"{name}_runqueue"] = runqueue_seconds()
+    marks = _running_marks()
+    if marks is not None:
+        marks[name] = time.monotonic()
+        marks[f"{name}_cpu"] = time.thread_time()
+        marks[f"{name}_runqueue"] = runqueue_seconds()
 
 
 def runqueue_seconds() -> float:
@@ -502,10 +505,9 @@ def runqueue_seconds() -> float:
 
 def name_move(match_id: int, version: int) -> None:
     """The running request made version ``version`` of table ``match_id``: trace it."""
-    if _watch is not None:
-        marks = _request_marks.get()
-        if marks is not None:
-            _watch.moves[(match_id, version)] = marks
+    marks = _running_marks()
+    if marks is not None:
+        _watch.moves[(match_id, version)] = marks
 
 
 def socket_pushed(match_id: int, version: int, doorbell: float, how: str) -> None:
