@@ -322,22 +322,6 @@ async def test_follow_ups_run_one_after_the_other_in_the_order_of_their_jobs():
     assert sent == [1, 2]
 
 
-def test_a_job_kept_last_runs_after_every_other_job_even_those_kept_later():
-    from pdc_site.request_threads import AfterAnswerJobs
-
-    ran: list[str] = []
-    jobs = AfterAnswerJobs()
-    jobs.add(lambda: ran.append("first"))
-    jobs.add(lambda: ran.append("bookkeeping"), last=True)
-    jobs.add(lambda: ran.append("doorbell"))
-    jobs.add(lambda: ran.append("more bookkeeping"), last=True)
-    jobs.run_jobs()
-    assert ran == ["first", "doorbell", "bookkeeping", "more bookkeeping"]
-    jobs.add(lambda: ran.append("next request's"))
-    jobs.run_jobs()
-    assert ran[-1] == "next request's"
-
-
 async def test_a_failed_follow_up_is_logged_and_the_next_still_runs(caplog):
     sent: list[str] = []
 
