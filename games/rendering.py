@@ -17,6 +17,8 @@ receives; only the parts that differ per seat are rendered per socket, without a
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,7 +30,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.translation import get_language, ngettext
 
 from players.friends import friend_ids
 
@@ -965,7 +967,20 @@ def lobby_context(user: User) -> dict[str, Any]:
             except KeyError:
                 continue
             mine.append(lobby_row(match, engine, user))
-    return {"games": games, "mine": mine, "anonymous": not authenticated}
+    return {
+        "games": games,
+        "mine": mine,
+        "anonymous": not authenticated,
+        "digest": lobby_digest(games, mine),
+    }
+
+
+def lobby_digest(games: list[dict[str, Any]], mine: list[dict[str, Any]]) -> str:
+    """A short digest of what the viewer's lobby lists show (in their language): the page drops a
+    socket frame whose lists carry the digest it already shows, rather than swapping the same
+    lists in again under a click or the keyboard's focus."""
+    shown = json.dumps([get_language(), games, mine], sort_keys=True, default=str)
+    return hashlib.blake2b(shown.encode(), digest_size=8).hexdigest()
 
 
 def lobby_row(match: Match, engine: Engine, user: User) -> dict[str, Any]:

@@ -73,3 +73,38 @@ def test_a_frame_of_the_version_shown_never_resets_a_cut_being_chosen(live_site,
     finally:
         for context in contexts:
             context.close()
+
+
+def test_a_lobby_frame_of_the_lists_shown_never_replaces_them(live_site, browser):
+    """The lobby's socket sends its lists when it connects, right after the page showed the same
+    ones: swapping them in again replaced the Join buttons under a click, which then landed on
+    neither (CI, stop 43: a guest's Join was lost). Only a frame that shows something new swaps."""
+    from playwright.sync_api import expect
+
+    suffix = uuid.uuid4().hex[:6]
+    contexts = [browser.new_context() for _ in range(2)]
+    try:
+        ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
+        bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
+        # Every frame of the lobby's socket (not the player's own), and whether the page dropped it.
+        ann.add_init_script(
+            "window.__frames = [];"
+            "window.addEventListener('htmx:wsBeforeMessage', (event) => {"
+            "  if (event.target.classList.contains('lobby'))"
+            "    window.__frames.push(event.defaultPrevented);"
+            "});"
+        )
+        ann.reload()
+        ann.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
+        assert ann.evaluate("window.__frames") == [True]
+        ann.evaluate("document.getElementById('lobby-open-tables').__kept = true")
+
+        bob.get_by_role("button", name="Open the table").click()
+        expect(bob).to_have_url(re.compile(r"/tables/\d+/$"))
+        table_id = re.search(r"/tables/(\d+)/", bob.url).group(1)
+        expect(ann.get_by_test_id(f"join-{table_id}")).to_be_visible(timeout=WAIT)
+        assert ann.evaluate("window.__frames.includes(false)")
+        assert ann.evaluate("document.getElementById('lobby-open-tables').__kept") is None
+    finally:
+        for context in contexts:
+            context.close()

@@ -180,6 +180,30 @@ def test_the_lobby_fragments_list_public_open_tables_and_my_tables():
     assert "Log in to join" in anonymous and "My tables" not in anonymous
 
 
+def lobby_digests(html: str) -> set[str]:
+    return set(re.findall(r'id="lobby-(?:open|my)-tables" data-digest="([0-9a-f]+)"', html))
+
+
+def test_the_lobby_lists_carry_one_digest_that_changes_only_with_what_they_show():
+    from django.utils import translation
+
+    ann, bob, cat = make_user("ann"), make_user("bob"), make_user("cat")
+    public = services.create_table(ann, "part-du-chef", seats=3)
+    running, users = started_table(players=2)
+    before = lobby_digests(rendering.render_lobby_fragments(bob))
+    assert len(before) == 1  # both lists, one digest
+    assert lobby_digests(rendering.render_lobby_fragments(bob)) == before
+    # A move at a table that is in nobody's lists here changes nothing bob sees.
+    play_one_move(running, users, random.Random(1))
+    assert lobby_digests(rendering.render_lobby_fragments(bob)) == before
+    # Each viewer sees their own lists: ann is seated at the table bob may join.
+    assert lobby_digests(rendering.render_lobby_fragments(ann)) != before
+    with translation.override("fr"):
+        assert lobby_digests(rendering.render_lobby_fragments(bob)) != before
+    services.join_table(cat, public.pk)
+    assert lobby_digests(rendering.render_lobby_fragments(bob)) != before  # 2/3 seats now
+
+
 # --- the timer ---------------------------------------------------------------------------------
 def test_a_timer_is_shown_while_a_ranked_match_runs():
     match, users = started_table(players=2, mode="ranked", turn_seconds=120)
