@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.models import Match
-from games.rendering import duration_label, game_name
+from games.rendering import duration_label, game_name, shown_digest
 
 from . import services
 from .models import ArenaMatch, Entry, Tournament, Trophy
@@ -277,7 +277,7 @@ def arena_context(
     info["ws_url"] = _with_query(
         f"/ws/arenas/{tournament.pk}/", invite=info["invite"], table=shown_table
     )
-    return {
+    context = {
         "arena": info,
         "standings": standings,
         "tables": table_rows(tournament, user),
@@ -290,6 +290,20 @@ def arena_context(
             else None
         ),
     }
+    context["digest"] = arena_digest(context)
+    return context
+
+
+#: What an arena page's parts show that changes by the second alone: the page counts these down
+#: itself, so a frame that differs only there shows nothing new. ``ws_url`` is no part's.
+UNSHOWN_ARENA_FACTS = ("seconds_to_start", "seconds_left", "ws_url")
+
+
+def arena_digest(context: dict[str, Any]) -> str:
+    """``shown_digest`` of the arena's live parts (not the page's error area)."""
+    info = {k: v for k, v in context["arena"].items() if k not in UNSHOWN_ARENA_FACTS}
+    parts = ("standings", "tables", "you", "podium", "redirect_to")
+    return shown_digest(info, *(context[part] for part in parts))
 
 
 def arena_fragments(

@@ -971,16 +971,18 @@ def lobby_context(user: User) -> dict[str, Any]:
         "games": games,
         "mine": mine,
         "anonymous": not authenticated,
-        "digest": lobby_digest(games, mine),
+        "digest": shown_digest(games, mine),
     }
 
 
-def lobby_digest(games: list[dict[str, Any]], mine: list[dict[str, Any]]) -> str:
-    """A short digest of what the viewer's lobby lists show (in their language): the page drops a
-    socket frame whose lists carry the digest it already shows, rather than swapping the same
-    lists in again under a click or the keyboard's focus."""
-    shown = json.dumps([get_language(), games, mine], sort_keys=True, default=str)
-    return hashlib.blake2b(shown.encode(), digest_size=8).hexdigest()
+def shown_digest(*shown: Any) -> str:
+    """A short digest of what a live page's parts show (plain data, in the active language),
+    carried by the parts as ``data-digest``: the page drops a socket frame whose parts carry the
+    digests it already shows (``static/js/live.js``), rather than swapping the same parts in again
+    under a click or the keyboard's focus. Pages without a table version use it (the lobby, an
+    arena); a table's parts carry its version instead."""
+    text = json.dumps([get_language(), *shown], sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 def lobby_row(match: Match, engine: Engine, user: User) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.test import Client
@@ -438,6 +439,32 @@ def test_the_socket_fragments_redirect_only_to_a_new_table():
     # Another player (or a spectator) is never redirected.
     _, current, html = rendering.render_for_socket(tournament.pk, None, None, None)
     assert current is None and 'hx-trigger="load"' not in html
+
+
+def arena_digests(html: str) -> set[str]:
+    return set(re.findall(r'id="arena-[a-z]+" data-digest="([0-9a-f]+)"', html))
+
+
+def test_the_page_and_its_socket_carry_one_digest_that_changes_only_with_what_they_show():
+    tournament, users = running_arena(players=3)
+    html = client_for(users[0]).get(page(tournament)).content.decode()
+    shown = arena_digests(html)
+    assert len(shown) == 1  # every live part, one digest
+    _, _, frame = rendering.render_for_socket(tournament.pk, users[0], None, None)
+    assert arena_digests(frame) == shown
+    # Seconds later only the countdowns differ, and the page counts them down itself.
+    later = timezone.now() + timedelta(seconds=7)
+    with mock.patch("django.utils.timezone.now", return_value=later):
+        _, _, frame = rendering.render_for_socket(tournament.pk, users[0], None, None)
+    seconds = re.compile(r'data-seconds-left="(\d+)"')
+    assert seconds.findall(frame) and seconds.findall(frame) != seconds.findall(html)
+    assert arena_digests(frame) == shown
+    # Another viewer sees other parts (no "you"); a table opened for the player changes them.
+    _, _, other = rendering.render_for_socket(tournament.pk, None, None, None)
+    assert arena_digests(other) != shown
+    open_table(tournament, users)
+    _, _, frame = rendering.render_for_socket(tournament.pk, users[0], None, None)
+    assert arena_digests(frame) != shown
 
 
 def test_pages_speak_the_visitors_language():

@@ -48,14 +48,30 @@ def test_three_players_are_seated_by_the_arena_play_and_see_their_points(live_si
         expect(host.locator("#arena-status")).to_have_attribute(
             "data-status", "running", timeout=WAIT
         )
+        # Loaded again, the page drops its socket's first frame: it shows what the page shows,
+        # and swapping it in again would replace the Join button under the click below.
+        host.add_init_script(
+            "window.__frames = [];"
+            "window.addEventListener('htmx:wsBeforeMessage', (event) => {"
+            "  if (event.target.classList.contains('arena-page'))"
+            "    window.__frames.push(event.defaultPrevented);"
+            "});"
+        )
+        host.reload()
+        host.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
+        assert host.evaluate("window.__frames") == [True]
         host.get_by_test_id("arena-join").click()
         expect(host.locator("#arena-you")).to_have_attribute("data-joined", "true")
 
         # The others find it in the list and join from there.
-        for guest in (guest_a, guest_b):
+        for joined, guest in enumerate((guest_a, guest_b), start=2):
             guest.goto(f"{live_site}/arenas/")
             guest.get_by_test_id(f"join-arena-{arena_id}").click()
             expect(guest).to_have_url(arena_url)
+            if joined == 2:  # a frame that shows something new still swaps in
+                expect(host.locator("#arena-status")).to_have_attribute(
+                    "data-players", "2", timeout=WAIT
+                )
 
         # The worker seats the three together; every arena page takes its player to the table.
         players = [host, guest_a, guest_b]
