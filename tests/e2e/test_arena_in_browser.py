@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, play_la_part_du_chef, sign_up, started, status_of
+from .ui import WAIT, play_la_part_du_chef, record_socket_frames, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -50,13 +50,7 @@ def test_three_players_are_seated_by_the_arena_play_and_see_their_points(live_si
         )
         # Loaded again, the page drops its socket's first frame: it shows what the page shows,
         # and swapping it in again would replace the Join button under the click below.
-        host.add_init_script(
-            "window.__frames = [];"
-            "window.addEventListener('htmx:wsBeforeMessage', (event) => {"
-            "  if (event.target.classList.contains('arena-page'))"
-            "    window.__frames.push(event.defaultPrevented);"
-            "});"
-        )
+        record_socket_frames(host, "arena-page")
         host.reload()
         host.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
         assert host.evaluate("window.__frames") == [True]

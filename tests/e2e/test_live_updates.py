@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, sign_up, started, status_of
+from .ui import WAIT, record_socket_frames, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -86,14 +86,7 @@ def test_a_lobby_frame_of_the_lists_shown_never_replaces_them(live_site, browser
     try:
         ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
         bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
-        # Every frame of the lobby's socket (not the player's own), and whether the page dropped it.
-        ann.add_init_script(
-            "window.__frames = [];"
-            "window.addEventListener('htmx:wsBeforeMessage', (event) => {"
-            "  if (event.target.classList.contains('lobby'))"
-            "    window.__frames.push(event.defaultPrevented);"
-            "});"
-        )
+        record_socket_frames(ann, "lobby")
         ann.reload()
         ann.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
         assert ann.evaluate("window.__frames") == [True]
