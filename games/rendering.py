@@ -978,7 +978,7 @@ def lobby_context(user: User) -> dict[str, Any]:
 def shown_digest(*shown: Any) -> str:
     """A short digest of what a live page's parts show (plain data, in the active language),
     carried by the parts as ``data-digest``: the page drops a socket frame whose parts carry the
-    digests it already shows (``static/js/live.js``), rather than swapping the same parts in again
+    digests it already shows (``static/js/site.js``), rather than swapping the same parts in again
     under a click or the keyboard's focus. Pages without a table version use it (the lobby, an
     arena); a table's parts carry its version instead."""
     text = json.dumps([get_language(), *shown], sort_keys=True, default=str)

@@ -106,7 +106,8 @@ def badge_html(incoming: int, words: dict[str, Any]) -> str:
         }
         badge = f' <span class="badge" aria-label="{label}">{escape(incoming)}</span>'
     return (
-        f'<a id="friend-requests" href="{words["friends_url"]}" class="friend-requests">'
+        f'<a id="friend-requests" data-digest="{int(incoming or 0)}" href="{words["friends_url"]}" '
+        'class="friend-requests">'
         f"{words['friends']}{badge}</a>\n"
     )
 

@@ -47,29 +47,9 @@
   // A socket frame of the version the page already shows is dropped too: it would only swap the
   // same table in again, and with it the forms, wiping a cut half-chosen (the socket sends the
   // whole table when it connects, often right after the page itself was loaded).
-  // Lists without a version (the lobby's) carry a digest of what they show instead: a frame whose
-  // every list shows what the page already shows is dropped, so that the same Join buttons are
-  // not swapped in again under a click (which would then land on neither) or the keyboard's focus.
-  var DIGESTS = /id="([^"]+)"[^>]*?data-digest="([0-9a-f]+)"/g;
-
-  function showsTheSameLists(html) {
-    var match;
-    var lists = 0;
-    DIGESTS.lastIndex = 0;
-    while ((match = DIGESTS.exec(html || ""))) {
-      var shown = document.getElementById(match[1]);
-      if (!shown || shown.dataset.digest !== match[2]) return false;
-      lists += 1;
-    }
-    return lists > 0;
-  }
-
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
-    var message = event.detail.message;
-    var version = versionIn(message);
-    if (version !== null ? version <= shownVersion() : showsTheSameLists(message)) {
-      event.preventDefault();
-    }
+    var version = versionIn(event.detail.message);
+    if (version !== null && version <= shownVersion()) event.preventDefault();
   });
 
   document.addEventListener("htmx:beforeSwap", function (event) {

@@ -1,5 +1,5 @@
-// What every page does in the browser (the pages work without it): the phone menu, and create
-// forms that keep their choices consistent.
+// What every page does in the browser (the pages work without it): the phone menu, create forms
+// that keep their choices consistent, and socket frames of what the page already shows dropped.
 (function () {
   "use strict";
 
@@ -52,6 +52,29 @@
       }
     });
   }
+
+  // A socket's parts without a version (the lobby's lists, an arena's parts, the header's
+  // Friends link) carry a digest of what they show (``data-digest``): a frame whose every part
+  // shows what the page already shows is dropped, so that the same links and Join buttons are not
+  // swapped in again under a click (which would then land on neither) or the keyboard's focus.
+  // Each socket sends its parts when it connects, right after the page showed the same ones.
+  var DIGESTS = /id="([^"]+)"[^>]*?data-digest="([0-9a-f]+)"/g;
+
+  function showsTheSameParts(html) {
+    var match;
+    var parts = 0;
+    DIGESTS.lastIndex = 0;
+    while ((match = DIGESTS.exec(html || ""))) {
+      var shown = document.getElementById(match[1]);
+      if (!shown || shown.dataset.digest !== match[2]) return false;
+      parts += 1;
+    }
+    return parts > 0;
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (showsTheSameParts(event.detail.message)) event.preventDefault();
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     setUpMenu();

@@ -50,7 +50,7 @@ def test_three_players_are_seated_by_the_arena_play_and_see_their_points(live_si
         )
         # Loaded again, the page drops its socket's first frame: it shows what the page shows,
         # and swapping it in again would replace the Join button under the click below.
-        record_socket_frames(host, "arena-page")
+        record_socket_frames(host, ".arena-page")
         host.reload()
         host.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
         assert host.evaluate("window.__frames") == [True]

@@ -86,7 +86,7 @@ def test_a_lobby_frame_of_the_lists_shown_never_replaces_them(live_site, browser
     try:
         ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
         bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
-        record_socket_frames(ann, "lobby")
+        record_socket_frames(ann, ".lobby")
         ann.reload()
         ann.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
         assert ann.evaluate("window.__frames") == [True]
@@ -98,6 +98,33 @@ def test_a_lobby_frame_of_the_lists_shown_never_replaces_them(live_site, browser
         expect(ann.get_by_test_id(f"join-{table_id}")).to_be_visible(timeout=WAIT)
         assert ann.evaluate("window.__frames.includes(false)")
         assert ann.evaluate("document.getElementById('lobby-open-tables').__kept") is None
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_headers_friends_link_is_swapped_only_when_its_count_changes(live_site, browser):
+    """The player's socket sends the header's Friends link when it connects, as the page just
+    showed it: the same link swapped in again would lose a click on it. A friend request still
+    shows live."""
+    from playwright.sync_api import expect
+
+    suffix = uuid.uuid4().hex[:6]
+    contexts = [browser.new_context() for _ in range(2)]
+    try:
+        ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
+        bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
+        record_socket_frames(ann, "#player-socket")
+        ann.reload()
+        # Its first frames: the invitations' area (none), then the link, dropped.
+        ann.wait_for_function("window.__frames.length >= 2", timeout=WAIT)
+        assert ann.evaluate("window.__frames") == [False, True]
+
+        bob.goto(f"{live_site}/players/ann-{suffix}/")
+        bob.get_by_test_id("friend-button").click()
+        expect(ann.locator("#friend-requests .badge")).to_have_text("1", timeout=WAIT)
+        assert ann.evaluate("window.__frames")[-1] is False
+        assert ann.locator("#friend-requests").get_attribute("data-digest") == "1"
     finally:
         for context in contexts:
             context.close()

@@ -26,13 +26,14 @@ def mark_loaded(page) -> None:
     page.evaluate("window.__sameDocument = true")
 
 
-def record_socket_frames(page, socket_class: str) -> None:
+def record_socket_frames(page, socket: str) -> None:
     """From the page's next load on, ``window.__frames`` lists each frame of the socket on the
-    element of ``socket_class`` (not the player's own socket), true where the page dropped it."""
+    element that the CSS selector ``socket`` matches (a page has two sockets: its own and the
+    player's, ``#player-socket``), true where the page dropped it."""
     page.add_init_script(
         "window.__frames = [];"
         "window.addEventListener('htmx:wsBeforeMessage', (event) => {"
-        f"  if (event.target.classList.contains('{socket_class}'))"
+        f"  if (event.target.matches({socket!r}))"
         "    window.__frames.push(event.defaultPrevented);"
         "});"
     )
