@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, play_la_part_du_chef, record_socket_frames, sign_up, started, status_of
+from .ui import WAIT, first_frames_after_reload, play_la_part_du_chef, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -50,10 +50,7 @@ def test_three_players_are_seated_by_the_arena_play_and_see_their_points(live_si
         )
         # Loaded again, the page drops its socket's first frame: it shows what the page shows,
         # and swapping it in again would replace the Join button under the click below.
-        record_socket_frames(host, ".arena-page")
-        host.reload()
-        host.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
-        assert host.evaluate("window.__frames") == [True]
+        assert first_frames_after_reload(host, ".arena-page", 1) == [True]
         host.get_by_test_id("arena-join").click()
         expect(host.locator("#arena-you")).to_have_attribute("data-joined", "true")
 

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from .ui import WAIT, record_socket_frames, sign_up, started, status_of
+from .ui import WAIT, first_frames_after_reload, sign_up, started, status_of
 
 pytestmark = pytest.mark.e2e
 
@@ -86,10 +86,7 @@ def test_a_lobby_frame_of_the_lists_shown_never_replaces_them(live_site, browser
     try:
         ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
         bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
-        record_socket_frames(ann, ".lobby")
-        ann.reload()
-        ann.wait_for_function("window.__frames.length >= 1", timeout=WAIT)
-        assert ann.evaluate("window.__frames") == [True]
+        assert first_frames_after_reload(ann, ".lobby", 1) == [True]
         ann.evaluate("document.getElementById('lobby-open-tables').__kept = true")
 
         bob.get_by_role("button", name="Open the table").click()
@@ -114,11 +111,8 @@ def test_the_headers_friends_link_is_swapped_only_when_its_count_changes(live_si
     try:
         ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
         bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
-        record_socket_frames(ann, "#player-socket")
-        ann.reload()
         # Its first frames: the invitations' area (none), then the link, dropped.
-        ann.wait_for_function("window.__frames.length >= 2", timeout=WAIT)
-        assert ann.evaluate("window.__frames") == [False, True]
+        assert first_frames_after_reload(ann, "#player-socket", 2) == [False, True]
 
         bob.goto(f"{live_site}/players/ann-{suffix}/")
         bob.get_by_test_id("friend-button").click()

@@ -39,6 +39,15 @@ def record_socket_frames(page, socket: str) -> None:
     )
 
 
+def first_frames_after_reload(page, socket: str, count: int) -> list[bool]:
+    """The page loaded again: the first ``count`` frames of its socket ``socket`` (a CSS
+    selector), each true where the page dropped it (``record_socket_frames``)."""
+    record_socket_frames(page, socket)
+    page.reload()
+    page.wait_for_function(f"window.__frames.length >= {count}", timeout=WAIT)
+    return page.evaluate("window.__frames")
+
+
 def status_of(page):
     return page.locator("#table-status")
 
