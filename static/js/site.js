@@ -58,18 +58,19 @@
   // shows what the page already shows is dropped, so that the same links and Join buttons are not
   // swapped in again under a click (which would then land on neither) or the keyboard's focus.
   // Each socket sends its parts when it connects, right after the page showed the same ones.
-  var DIGESTS = /id="([^"]+)"[^>]*?data-digest="([0-9a-f]+)"/g;
-
+  // Every part of the frame must carry the digest the page shows: a frame with a part that
+  // carries none is never dropped for the others.
   function showsTheSameParts(html) {
-    var match;
-    var parts = 0;
-    DIGESTS.lastIndex = 0;
-    while ((match = DIGESTS.exec(html || ""))) {
-      var shown = document.getElementById(match[1]);
-      if (!shown || shown.dataset.digest !== match[2]) return false;
-      parts += 1;
+    if (!html || html.indexOf("data-digest=") < 0) return false;
+    var template = document.createElement("template");
+    template.innerHTML = html;
+    var parts = template.content.children;
+    for (var i = 0; i < parts.length; i++) {
+      var digest = parts[i].dataset.digest;
+      var shown = parts[i].id ? document.getElementById(parts[i].id) : null;
+      if (!digest || !shown || shown.dataset.digest !== digest) return false;
     }
-    return parts > 0;
+    return parts.length > 0;
   }
 
   document.addEventListener("htmx:wsBeforeMessage", function (event) {

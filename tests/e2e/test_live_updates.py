@@ -87,6 +87,17 @@ def test_a_lobby_frame_of_the_lists_shown_never_replaces_them(live_site, browser
         ann = sign_up(contexts[0], live_site, f"ann-{suffix}")
         bob = sign_up(contexts[1], live_site, f"bob-{suffix}")
         assert first_frames_after_reload(ann, ".lobby", 1) == [True]
+        # A frame of the same lists is dropped only when every part in it carries its digest.
+        dropped = """(extra) => {
+            const lists = ['lobby-my-tables', 'lobby-open-tables']
+                .map((id) => document.getElementById(id).outerHTML).join('\\n');
+            const event = new CustomEvent('htmx:wsBeforeMessage',
+                {bubbles: true, cancelable: true, detail: {message: lists + extra}});
+            document.querySelector('.lobby').dispatchEvent(event);
+            return event.defaultPrevented;
+        }"""
+        assert ann.evaluate(dropped, "") is True
+        assert ann.evaluate(dropped, '<div id="page-error"></div>') is False
         ann.evaluate("document.getElementById('lobby-open-tables').__kept = true")
 
         bob.get_by_role("button", name="Open the table").click()
