@@ -41,11 +41,12 @@ def record_socket_frames(page, socket: str) -> None:
 
 def first_frames_after_reload(page, socket: str, count: int) -> list[bool]:
     """The page loaded again: the first ``count`` frames of its socket ``socket`` (a CSS
-    selector), each true where the page dropped it (``record_socket_frames``)."""
+    selector), each true where the page dropped it (``record_socket_frames``). Later frames
+    (a ring from another table of the same server) are not among them."""
     record_socket_frames(page, socket)
     page.reload()
     page.wait_for_function(f"window.__frames.length >= {count}", timeout=WAIT)
-    return page.evaluate("window.__frames")
+    return page.evaluate(f"window.__frames.slice(0, {count})")
 
 
 def status_of(page):
