@@ -183,15 +183,10 @@ def chat_context(
     }
 
 
-def render_chat_lines(
-    match_id: int, user: User, invite_code: str | None = None, unless_empty: bool = False
-) -> str | None:
-    """The chat's lines as ``user`` reads them, as an hx-swap-oob fragment (None: no table, or
-    with ``unless_empty`` a table whose chat has no line)."""
+def render_chat_lines(match_id: int, user: User, invite_code: str | None = None) -> str | None:
+    """The chat's lines as ``user`` reads them, as an hx-swap-oob fragment (None: no table)."""
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
-        return None
-    if unless_empty and not ChatMessage.objects.filter(match=match).exists():
         return None
     context = {**chat_context(match, user, invite_code), "oob": True}
     return render_to_string("games/partials/chat.html#lines", context)

@@ -250,15 +250,10 @@ class RateLimitedConsumer(AsyncWebsocketConsumer):
         return await database_sync_to_async(rendered_in)(self.language, render, *args)
 
 
-def chat_lines(
-    match_id: int, user: Any, invite: str | None, unless_empty: bool = False
-) -> str | None:
-    """``chat.render_chat_lines``, with the common case first: a socket that connects asks for
-    the chat unless it is empty, and nearly every table's chat is empty. Its emptiness is one
-    query on the chat's lines alone (``render_chat_lines`` reads the table first: two)."""
-    if unless_empty and not ChatMessage.objects.filter(match_id=match_id).exists():
-        return None
-    return chat.render_chat_lines(match_id, user, invite, unless_empty)
+def chat_has_lines(match_id: int) -> bool:
+    """Whether the table's chat has any line (nearly every table's has none): one query on the
+    chat's lines alone."""
+    return ChatMessage.objects.filter(match_id=match_id).exists()
 
 
 def parts_for_viewers(
@@ -304,6 +299,26 @@ def load_and_render(
     rendered = parts_for_viewers(snapshot, behind)
     published.offer_read(snapshot)
     return snapshot, rendered
+
+
+def fresh_read(
+    match_id: int,
+    viewers: list[tuple[tuple, tuple[Any, str | None, str], int]],
+    previous: rendering.TableSnapshot | None,
+) -> tuple[rendering.TableSnapshot | None, dict[tuple, dict[str, str] | Exception], bool]:
+    """``TableHub.fresh``'s one trip to the thread: the table (``load_and_render``, the last read
+    taken again when it is still current) and whether its chat has a line, both read after the
+    socket joined the table's group, so that a change or a line after them rings it. A table
+    without chat costs its sockets no trip of their own for it."""
+    snapshot, rendered = load_and_render(match_id, viewers, previous, reuse=True)
+    return snapshot, rendered, snapshot is not None and chat_has_lines(match_id)
+
+
+def read_alone(match_id: int) -> tuple[rendering.TableSnapshot | None, bool]:
+    """The table and whether its chat has a line, for a socket whose process no longer keeps
+    the table (``fresh_read`` without the shared read)."""
+    snapshot = rendering.load_table(match_id)
+    return snapshot, snapshot is not None and chat_has_lines(match_id)
 
 
 class RenderRound:
@@ -391,17 +406,21 @@ class TableHub:
             watch.loading = asyncio.ensure_future(self.shared_load(match_id, watch))
         return await asyncio.shield(watch.loading)
 
-    async def fresh(self, match_id: int) -> rendering.TableSnapshot | None:
+    async def fresh(self, match_id: int) -> tuple[rendering.TableSnapshot | None, bool]:
         """A read that began now (a socket that just joined must see every change before it),
         or the last read when a check that began now finds the table unchanged since: the
         sockets of a table's players connect about together, and the second and third took the
         first one's read again, shared parts and all (they wait for it: one read and two checks
-        where three reads ran side by side)."""
+        where three reads ran side by side). With it, whether the table's chat has a line
+        (``fresh_read``)."""
         watch = self.watches.get(match_id)
         if watch is None:
-            return await database_sync_to_async(rendering.load_table)(match_id)
+            return await database_sync_to_async(read_alone)(match_id)
         async with watch.connecting:
-            return await self.load(match_id, watch, reuse=True)
+            snapshot, rendered, chatting = await database_sync_to_async(fresh_read)(
+                match_id, watch.viewers(), watch.snapshot
+            )
+            return self.took(watch, snapshot, rendered), chatting
 
     async def shared_load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
         try:
@@ -446,15 +465,21 @@ class TableHub:
                 del watch.rounds[current.version]
         return own_parts(rendered, key)
 
-    async def load(
-        self, match_id: int, watch: TableWatch, reuse: bool = False
-    ) -> rendering.TableSnapshot | None:
+    async def load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
         """A read of the table, with the parts of every socket that is behind it rendered in
-        the same trip to the rendering thread (``parts`` then finds them). ``reuse``: the last
-        read when the table has not changed since (``load_and_render``)."""
+        the same trip to the rendering thread (``parts`` then finds them)."""
         snapshot, rendered = await database_sync_to_async(load_and_render)(
-            match_id, watch.viewers(), watch.snapshot, reuse
+            match_id, watch.viewers(), watch.snapshot
         )
+        return self.took(watch, snapshot, rendered)
+
+    def took(
+        self,
+        watch: TableWatch,
+        snapshot: rendering.TableSnapshot | None,
+        rendered: dict[tuple, dict[str, str] | Exception],
+    ) -> rendering.TableSnapshot | None:
+        """Keep a read of the table (the newest one) and the render round it came with."""
         if snapshot is None:
             return None
         if watch.snapshot is None or snapshot.version > watch.snapshot.version:
@@ -536,9 +561,7 @@ class TableConsumer(RateLimitedConsumer):
             await self.ring_viewers_changed()
         # After joining the group: whatever changed before is in this first render, whatever
         # changes after rings.
-        await self.send_table(await self.hub.fresh(self.match_id))
-        # Lines written while the socket was away (a table without chat sends nothing more).
-        await self.send_chat(unless_empty=True)
+        await self.send_whole_table()
 
     async def release(self) -> None:
         # The socket's counts given back together: one trip to a thread, where it took two.
@@ -624,20 +647,28 @@ class TableConsumer(RateLimitedConsumer):
         if message.get("type") == "sync":
             self.sent_version = -1
             self.sent_parts = {}
-            if self.hub is not None:
-                await self.send_table(await self.hub.fresh(self.match_id))
-            await self.send_chat(unless_empty=True)
+            await self.send_whole_table()
         else:
             await self.send_error("Unknown message.")
 
     async def chat_posted(self, event: dict) -> None:
         await self.send_chat()
 
-    async def send_chat(self, unless_empty: bool = False) -> None:
+    async def send_whole_table(self) -> None:
+        """Every part of the table, then the chat's lines written while the socket was away (a
+        table without chat sends nothing more)."""
+        if self.hub is None:
+            return
+        snapshot, chatting = await self.hub.fresh(self.match_id)
+        await self.send_table(snapshot)
+        if chatting:
+            await self.send_chat()
+
+    async def send_chat(self) -> None:
         """The chat's lines as this socket's viewer reads them (their mutes): a fragment of its
         own, apart from the table's, rendered for this viewer only."""
         html = await self.render_in_language(
-            chat_lines, self.match_id, self.user, self.invite, unless_empty
+            chat.render_chat_lines, self.match_id, self.user, self.invite
         )
         if html is not None:
             await self.send(text_data=html)

@@ -132,19 +132,36 @@ async def test_sockets_connecting_at_once_wait_for_the_first_read_and_take_it(mo
         await socket.disconnect()
 
 
-def test_a_socket_connecting_to_a_table_without_chat_asks_for_its_lines_in_one_query():
-    """Nearly every table's chat is empty when a socket connects: one query says so (the
-    chat's own render read the table first). With a line, the chat's own render answers."""
+def test_a_socket_connecting_to_a_table_without_chat_learns_it_in_the_trip_that_reads_the_table():
+    """Nearly every table's chat is empty when a socket connects: one query in the trip that
+    reads the table says so (the chat's own render read the table first: two, in a trip of its
+    own). With a line, the trip says so and the chat's own render follows."""
     match, users = started_table(players=3)
     with CaptureQueriesContext(connection) as queries:
-        assert consumers.chat_lines(match.pk, users[0], None, unless_empty=True) is None
-    assert len(queries.captured_queries) == 1
-    assert consumers.chat_lines(10**9, users[0], None, unless_empty=True) is None  # no table
+        snapshot, _rendered, chatting = consumers.fresh_read(match.pk, [], None)
+    assert snapshot.version == match.version and chatting is False
+    chat_queries = [q for q in queries.captured_queries if "games_chatmessage" in q["sql"]]
+    assert len(chat_queries) == 1
+    assert consumers.fresh_read(10**9, [], None) == (None, {}, False)  # no table
     chat.post(users[1], match.pk, "good luck")
-    with translation.override("en"):
-        lines = consumers.chat_lines(match.pk, users[0], None, unless_empty=True)
-        assert lines is not None and "good luck" in lines
-        assert lines == chat.render_chat_lines(match.pk, users[0], None, unless_empty=True)
+    assert consumers.fresh_read(match.pk, [], snapshot)[2] is True
+    assert consumers.read_alone(match.pk)[1] is True
+    assert consumers.read_alone(10**9) == (None, False)
+
+
+@pytest.mark.asyncio
+async def test_a_socket_connecting_to_a_table_with_chat_takes_one_more_trip_for_its_lines(
+    monkeypatch,
+):
+    match, users = await sync_to_async(started_table)(players=3)
+    await sync_to_async(chat.post)(users[1], match.pk, "good luck")
+    hops = counted_hops(monkeypatch)
+    socket, _frame = await connected(f"/ws/tables/{match.pk}/", users[0])
+    lines = await socket.receive_from(timeout=5)
+    assert "good luck" in lines
+    names = [getattr(f, "__name__", repr(f)) for f in hops]
+    assert names == ["admission", "fresh_read", "rendered_in"]
+    await socket.disconnect()
 
 
 @pytest.mark.asyncio
@@ -157,7 +174,8 @@ async def test_a_socket_s_connect_and_release_take_one_trip_to_a_thread_for_its_
     hops = counted_hops(monkeypatch)
     socket, _frame = await connected(f"/ws/tables/{match.pk}/", users[0])
     names = [getattr(f, "__name__", repr(f)) for f in hops]
-    assert names == ["admission", "load_and_render", "rendered_in"]  # the read, the chat
+    # The read, and whether the chat has a line: a table without chat needs no other trip.
+    assert names == ["admission", "fresh_read"]
     field = published.viewer_field(users[0].pk, None, "en")
     assert limits.held(published.VIEWER_KIND, f"{match.pk}|{field}") == 1
     assert limits.held("socket", f"user:{users[0].pk}") == 1
