@@ -228,15 +228,17 @@ def describe(site: Spent, floor: Spent) -> list[str]:
 
 
 def medians(rounds: list[tuple[Spent, Spent]]) -> tuple[Spent, Spent]:
-    """Each step's median over the rounds (tables and moves as the first round's)."""
-    site = Spent(tables=rounds[0][0].tables, moves=rounds[0][0].moves)
-    floor = Spent(tables=rounds[0][1].tables)
+    """Each step's median over the rounds, a table or a move (the rounds' tables and moves
+    added up)."""
+    site = Spent(tables=sum(s.tables for s, _f in rounds), moves=sum(s.moves for s, _f in rounds))
+    floor = Spent(tables=sum(f.tables for _s, f in rounds))
     for step in SITE_STEPS:
         scale = site.moves if step == MOVES else site.tables
         shares = [s.seconds[step] / (s.moves if step == MOVES else s.tables) for s, _f in rounds]
         site.seconds[step] = statistics.median(shares) * scale
     for step in (FLOOR_OPEN, FLOOR_CLOSE):
-        floor.seconds[step] = statistics.median(f.seconds[step] for _s, f in rounds)
+        shares = [f.seconds[step] / f.tables for _s, f in rounds]
+        floor.seconds[step] = statistics.median(shares) * floor.tables
     return site, floor
 
 

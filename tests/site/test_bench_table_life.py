@@ -56,6 +56,8 @@ def test_the_medians_are_taken_step_by_step_a_table_and_a_move():
     # The moves' median is a move's: 8, 24 and 16 ms a move.
     assert site.per_move_ms() == pytest.approx(16.0)
     assert floor.per_table_ms(life.FLOOR_OPEN) == pytest.approx(7.0)
+    # The rounds' tables and moves added up: 12 tables, 88 + 88 + 80 moves.
+    assert (site.tables, site.moves, floor.tables) == (12, 256, 12)
 
 
 def test_a_batch_counts_the_daphnes_cpu_less_what_it_spends_idle(monkeypatch):
