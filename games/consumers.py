@@ -420,7 +420,7 @@ class TableHub:
             snapshot, rendered, chatting = await database_sync_to_async(fresh_read)(
                 match_id, watch.viewers(), watch.snapshot
             )
-            return self.took(watch, snapshot, rendered), chatting
+            return self.keep_read(watch, snapshot, rendered), chatting
 
     async def shared_load(self, match_id: int, watch: TableWatch) -> rendering.TableSnapshot | None:
         try:
@@ -471,9 +471,9 @@ class TableHub:
         snapshot, rendered = await database_sync_to_async(load_and_render)(
             match_id, watch.viewers(), watch.snapshot
         )
-        return self.took(watch, snapshot, rendered)
+        return self.keep_read(watch, snapshot, rendered)
 
-    def took(
+    def keep_read(
         self,
         watch: TableWatch,
         snapshot: rendering.TableSnapshot | None,
