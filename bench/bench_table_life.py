@@ -47,6 +47,7 @@ SITE_STEPS = (
     "three sockets closed",
 )
 MOVES = "the moves, pushes included"
+SOCKETS_OPENED, SOCKETS_CLOSED = SITE_STEPS[3], SITE_STEPS[7]
 FLOOR_OPEN, FLOOR_CLOSE = "floor: three sockets opened", "floor: three sockets closed"
 #: How long a daphne is left after a batch, so that the work a batch set going is counted in it.
 SETTLE_SECONDS = 0.3
@@ -114,36 +115,6 @@ async def site_round(
         live.SiteTable(base, players[live.SEATS * i : live.SEATS * (i + 1)])
         for i in range(len(players) // live.SEATS)
     ]
-    ws_base = base.replace("http://", "ws://")
-
-    async def create(table: live.SiteTable) -> None:
-        body = {"game": live.GAME, "seats": live.SEATS, "mode": "friendly"}
-        status, data = await table.call(http, "/api/tables", table.players[0], body)
-        if status != 201:
-            raise RuntimeError(f"could not open a table: {status} {data}")
-        table.id = data["id"]
-
-    async def joins(table: live.SiteTable) -> None:
-        for player in table.players[1:]:
-            status, data = await table.call(http, f"/api/tables/{table.id}/join", player, {})
-            if status != 200:
-                raise RuntimeError(f"could not join table {table.id}: {status} {data}")
-
-    async def looks(table: live.SiteTable) -> None:
-        for player in table.players:
-            _status, mine = await table.call(http, f"/api/tables/{table.id}", player)
-            table.by_seat[mine["you"]] = player
-        table.data = mine
-
-    async def sockets(table: live.SiteTable) -> None:
-        url = f"{ws_base}/ws/tables/{table.id}/"
-        table.watchers = [
-            await live.open_socket(http, url, base, table.by_seat[seat].session)
-            for seat in range(live.SEATS)
-        ]
-        version = table.data["version"]
-        await asyncio.wait_for(asyncio.gather(*(w.wait_for(version) for w in table.watchers)), 30)
-
     tally = live.Tally()
 
     async def moves() -> None:
@@ -152,25 +123,30 @@ async def site_round(
         while playing:
             playing = [table for table in playing if await table.play(http, rng, tally)]
 
-    async def final(table: live.SiteTable) -> None:
-        await table.call(http, f"/api/tables/{table.id}", table.players[0])
-
     problems: list[str] = []
 
     async def records(table: live.SiteTable) -> None:
-        for seat, player in table.by_seat.items():
-            _status, record = await table.call(http, f"/api/tables/{table.id}/record", player)
-            played = sum(1 for m in record.get("moves", []) if m.get("seat") == seat)
-            if played != table.accepted[seat]:
-                problems.append(f"table {table.id} seat {seat}: {played} moves in the record")
+        problems.extend(await table.check_records(http))
 
     async def closes(table: live.SiteTable) -> None:
         for watcher in table.watchers:
             await live.close_socket(watcher)
 
-    steps = dict(
-        zip(SITE_STEPS, (create, joins, looks, sockets, None, final, records, closes), strict=True)
+    def sockets(table: live.SiteTable) -> Awaitable[None]:
+        return table.open_sockets(http, [base], 0)
+
+    # The live client's own steps (``live.SiteTable``), each taken apart.
+    calls = (
+        lambda t: t.create(http),
+        lambda t: t.join_others(http),
+        lambda t: t.look(http),
+        sockets,
+        None,
+        lambda t: t.final_version(http),
+        records,
+        closes,
     )
+    steps = dict(zip(SITE_STEPS, calls, strict=True))
     spent = Spent(tables=len(tables))
     for name, step in steps.items():
         work = moves if step is None else (lambda step=step: each(tables, step))
@@ -215,7 +191,7 @@ def describe(site: Spent, floor: Spent) -> list[str]:
     lines.append(f"{'all but the moves':42}{around:>9.1f} ms{around / per_match:>8.2f} ms")
     for step in (FLOOR_OPEN, FLOOR_CLOSE):
         lines.append(f"{step:42}{floor.per_table_ms(step):>9.1f} ms")
-    sockets = site.per_table_ms(SITE_STEPS[3]) + site.per_table_ms(SITE_STEPS[7])
+    sockets = site.per_table_ms(SOCKETS_OPENED) + site.per_table_ms(SOCKETS_CLOSED)
     bare = floor.per_table_ms(FLOOR_OPEN) + floor.per_table_ms(FLOOR_CLOSE)
     lines.append(
         f"three sockets opened and closed: the site {sockets:.1f} ms, the floor {bare:.1f} ms "

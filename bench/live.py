@@ -592,22 +592,36 @@ class SiteTable:
         return await http.call(method, self.base + path, body, headers)
 
     async def open(self, http: Client, bases: list[str], index: int) -> None:
-        first, *others = self.players
-        status, data = await self.call(
-            http, "/api/tables", first, {"game": GAME, "seats": SEATS, "mode": "friendly"}
-        )
+        """As the live client opens a table: created, joined by the two others, looked at by
+        each player, and a socket for every seat (spread over ``bases`` from ``index``)."""
+        await self.create(http)
+        await self.join_others(http)
+        await self.look(http)
+        await self.open_sockets(http, bases, index)
+
+    async def create(self, http: Client) -> None:
+        body = {"game": GAME, "seats": SEATS, "mode": "friendly"}
+        status, data = await self.call(http, "/api/tables", self.players[0], body)
         if status != 201:
             raise RuntimeError(f"could not open a table: {status} {data}")
         self.id = data["id"]
-        for player in others:
+
+    async def join_others(self, http: Client) -> None:
+        for player in self.players[1:]:
             status, data = await self.call(http, f"/api/tables/{self.id}/join", player, {})
             if status != 200:
                 raise RuntimeError(f"could not join table {self.id}: {status} {data}")
+
+    async def look(self, http: Client) -> None:
+        """Each player looks at the table once: who sits where, and the table as it starts."""
         for player in self.players:
             _status, mine = await self.call(http, f"/api/tables/{self.id}", player)
             self.by_seat[mine["you"]] = player
         self.data = mine
         self.accepted = Counter()
+
+    async def open_sockets(self, http: Client, bases: list[str], index: int) -> None:
+        """A socket for every seat, each on its first frame."""
         self.watchers = []
         for seat in range(SEATS):
             # The sockets of one table are spread over the processes (with ``--together``, all
@@ -669,8 +683,7 @@ class SiteTable:
     async def check_final(self, http: Client) -> list[str]:
         """Every seat on the final version; every accepted move in the record once."""
         problems = []
-        _status, data = await self.call(http, f"/api/tables/{self.id}", self.players[0])
-        final = data["version"]
+        final = await self.final_version(http)
         for seat, watcher in enumerate(self.watchers):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(watcher.wait_for(final), 15)
@@ -678,8 +691,16 @@ class SiteTable:
                 problems.append(f"table {self.id} seat {seat} ended on {watcher.last}, not {final}")
             if watcher.violations:
                 problems.append(f"table {self.id} seat {seat}: versions went back")
-        # A seat's record holds all of its own moves (another seat's secret pick stays out of it
-        # until the step is revealed).
+        return problems + await self.check_records(http)
+
+    async def final_version(self, http: Client) -> int:
+        _status, data = await self.call(http, f"/api/tables/{self.id}", self.players[0])
+        return data["version"]
+
+    async def check_records(self, http: Client) -> list[str]:
+        """Every accepted move in its seat's record once. A seat's record holds all of its own
+        moves (another seat's secret pick stays out of it until the step is revealed)."""
+        problems = []
         for seat, player in self.by_seat.items():
             path = f"/api/tables/{self.id}/record"
             _status, record = await self.call(http, path, player)
