@@ -103,9 +103,14 @@ async def idle_rate(pid: int, seconds: float = 3.0) -> float:
     return (live.cpu_seconds(pid) - cpu) / seconds
 
 
-async def each(tables: list[live.SiteTable], step: Callable) -> None:
+async def each(tables: list, step: Callable) -> None:
     for table in tables:
         await step(table)
+
+
+async def closes(table: live.SiteTable | live.FloorTable) -> None:
+    for watcher in table.watchers:
+        await live.close_socket(watcher)
 
 
 async def site_round(
@@ -127,10 +132,6 @@ async def site_round(
 
     async def records(table: live.SiteTable) -> None:
         problems.extend(await table.check_records(http))
-
-    async def closes(table: live.SiteTable) -> None:
-        for watcher in table.watchers:
-            await live.close_socket(watcher)
 
     def sockets(table: live.SiteTable) -> Awaitable[None]:
         return table.open_sockets(http, [base], 0)
@@ -158,22 +159,13 @@ async def site_round(
 
 
 async def floor_round(http: Client, base: str, meter: Meter, tables: int, first: int) -> Spent:
-    ws_base = base.replace("http://", "ws://")
-    opened: list[list[live.Watcher]] = []
-
-    async def open_all() -> None:
-        for number in range(first, first + tables):
-            url = f"{ws_base}/ws/floor/{number}/"
-            opened.append([await live.open_socket(http, url, base, None) for _ in range(3)])
-
-    async def close_all() -> None:
-        for watchers in opened:
-            for watcher in watchers:
-                await live.close_socket(watcher)
+    floors = [live.FloorTable(base, number) for number in range(first, first + tables)]
 
     spent = Spent(tables=tables)
-    spent.seconds[FLOOR_OPEN] = await meter.batch(open_all)
-    spent.seconds[FLOOR_CLOSE] = await meter.batch(close_all)
+    spent.seconds[FLOOR_OPEN] = await meter.batch(
+        lambda: each(floors, lambda t: t.open(http, [base], 0))
+    )
+    spent.seconds[FLOOR_CLOSE] = await meter.batch(lambda: each(floors, closes))
     return spent
 
 
