@@ -213,9 +213,10 @@ def _cursor(connection: Any) -> Any:
     ``DATABASE_PREPARED`` in the settings), the psycopg cursor inside it binds on the server and
     prepares each statement the first time a connection runs it. Only the statements here, one
     statement each and run on every move, and the reads a page sends together
-    (``players.together``, one statement per cursor) take it: Django's ``server_side_binding``
-    would prepare every query of the site, and some send several statements at once, which
-    PostgreSQL cannot prepare."""
+    (``players.together``, one statement per cursor) take it; the site's other queries bind on
+    the server too and are prepared from their second run (psycopg's threshold in the
+    settings), since a migration sends several statements at once, which PostgreSQL cannot
+    prepare."""
     cursor = connection.cursor()
     if prepares(connection):
         cursor.cursor = prepared_cursor(connection)

@@ -15,6 +15,7 @@ from players.together import read_together
 from ratings import ladder
 from ratings.models import Rating
 
+from ..db_prepared import without_prepared_statements
 from ..site.factories import make_user
 from ..site.test_rows import prepared_statements
 
@@ -43,8 +44,7 @@ def profile_statements(target, viewer) -> list:
 
 
 def not_prepared(monkeypatch) -> None:
-    connection.ensure_connection()
-    monkeypatch.setattr(connection.connection, "prepare_threshold", None)
+    without_prepared_statements(monkeypatch)
 
 
 def test_a_profiles_reads_are_prepared_once_per_connection(player):

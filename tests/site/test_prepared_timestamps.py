@@ -94,4 +94,7 @@ def test_a_session_in_another_zone_reads_through_djangos_loader():
         assert value.isoformat() == djangos.isoformat()
     finally:
         with connection.cursor() as django_cursor:
-            django_cursor.execute("SET TIME ZONE %s", [connection.timezone_name])
+            # As Django sets it (``SET`` takes no value bound on the server).
+            django_cursor.execute(
+                "SELECT set_config('TimeZone', %s, false)", [connection.timezone_name]
+            )
