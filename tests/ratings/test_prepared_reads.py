@@ -43,10 +43,6 @@ def profile_statements(target, viewer) -> list:
     ]
 
 
-def not_prepared(monkeypatch) -> None:
-    without_prepared_statements(monkeypatch)
-
-
 def test_a_profiles_reads_are_prepared_once_per_connection(player):
     viewer = make_user("bob")
     client = Client()
@@ -71,7 +67,7 @@ def test_prepared_reads_give_the_rows_and_log_of_the_string_bound_on_the_client(
     reads = profile_statements(player, viewer)
     with CaptureQueriesContext(connection) as pipelined:
         found = read_together(reads)
-    not_prepared(monkeypatch)
+    without_prepared_statements(monkeypatch)
     with CaptureQueriesContext(connection) as bound:
         expected = read_together(reads)
     assert found == expected and found[-1] == [("it's", 12.5, None)]
