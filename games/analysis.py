@@ -49,8 +49,9 @@ CANDIDATES_PER_ROUND = 5
 def analyse_finished_matches() -> int:
     """Analyse finished matches for about ``ANALYSIS_SECONDS_PER_TICK`` seconds (the decision
     under way is finished); returns how many decisions were judged (and saved). With a thinking
-    pool (``BOT_POOL_SIZE`` > 0) the judging is the pool's (``analyse_in_pool``)."""
-    if settings.ANALYSIS_SECONDS_PER_MATCH <= 0:  # the site does without
+    pool (``BOT_POOL_SIZE`` > 0) the judging is the pool's (``analyse_in_pool``); a worker that
+    leaves the thinking to others (``WORKER_THINKS`` off) judges nothing."""
+    if settings.ANALYSIS_SECONDS_PER_MATCH <= 0 or not settings.WORKER_THINKS:
         return 0
     from . import thinking  # the pool's module imports the engines only, not this one
 

@@ -766,8 +766,9 @@ def play_for_timeouts(match_id: int) -> bool:
         engine = engine_for(match)
         seats = {s.index: s for s in match.seats.all()}
         if _worker_bot_due(match, engine, seats):
-            if thinking_in_pool():
-                return False  # the pool's turn (``claim_thinking_turn``), not a timeout
+            if not thinking_in_job():
+                # The pool's turn (``claim_thinking_turn``), or another worker's: not a timeout.
+                return False
             # Not a timeout: a thinking bot's turn. It plays one move (the lock is held for at
             # most its budget); the next is the next job's, so other tables get their turn.
             _run_automatic_moves(match, engine, seats, worker_turns=1)
@@ -797,10 +798,10 @@ def play_for_timeouts(match_id: int) -> bool:
 THINKING_CLAIM_SECONDS = 60
 
 
-def thinking_in_pool() -> bool:
-    """Whether thinking bots think in the worker's pool of processes (``BOT_POOL_SIZE`` > 0),
-    rather than in the worker's own job, one move per job."""
-    return settings.BOT_POOL_SIZE > 0
+def thinking_in_job() -> bool:
+    """Whether this worker thinks for the thinking bots in its own job, one move per job: it
+    thinks (``WORKER_THINKS``) and has no pool of processes for it (``BOT_POOL_SIZE`` 0)."""
+    return settings.WORKER_THINKS and settings.BOT_POOL_SIZE <= 0
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ other tables).
 A search spends its whole budget on the CPU. In the worker's own job it held a table's lock and
 the worker for that long, and competed with the site's processes at the same priority. Here the
 worker hands each due thinking turn to a pool of ``BOT_POOL_SIZE`` processes running at a lower
-priority (``BOT_POOL_NICE``): at most that many thoughts at once, however many tables wait, and
-the worker's other jobs go on while they think. The pool gets the seat's view only (what
+priority (``BOT_POOL_NICE``: a ``nice``, or Linux's idle class) on the cores ``BOT_POOL_CPUS``
+names: at most that many thoughts at once, however many tables wait, and the worker's other jobs
+go on while they think. The pool gets the seat's view only (what
 ``services.claim_thinking_turn`` hands over), never the state or the database; the move comes back
 to ``services.play_thought_move``, which plays it if the table has not changed meanwhile.
 
@@ -56,9 +57,19 @@ def think(
     return Thought(move, os.getpid())
 
 
-def _think_gently(nice: int) -> None:
-    """Each pool process starts by lowering its own priority."""
-    if nice > 0:
+#: ``BOT_POOL_NICE`` for Linux's idle scheduling class: a process in it runs only when no other
+#: thread wants its core, and gives the core up the moment one does.
+IDLE = "idle"
+
+
+def _think_gently(nice: int | str, cores: set[int] | None) -> None:
+    """Each pool process starts by keeping to ``cores`` (every core when None) and lowering its
+    own priority: ``nice``, or the idle class (``IDLE``)."""
+    if cores:
+        os.sched_setaffinity(0, cores)
+    if nice == IDLE:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    elif nice > 0:
         os.nice(nice)
 
 
@@ -84,11 +95,12 @@ class ThinkingPool:
     """At most ``size`` processes that think; turns beyond them wait in the pool's queue. One per
     worker process; ``submit`` and ``finished`` are called from the worker's job only."""
 
-    def __init__(self, size: int, nice: int = 0) -> None:
+    def __init__(self, size: int, nice: int | str = 0, cores: set[int] | None = None) -> None:
         if size < 1:
             raise ValueError("a thinking pool needs at least one process")
         self.size = size
         self.nice = nice
+        self.cores = cores
         self.executor: ProcessPoolExecutor | None = None
         self.in_flight: dict[int, tuple[Any, Future]] = {}
         #: Rounds of analysis handed over, by match, with the executor that has each: when a
@@ -105,7 +117,7 @@ class ThinkingPool:
                 max_workers=self.size,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_think_gently,
-                initargs=(self.nice,),
+                initargs=(self.nice, self.cores),
             )
         return self.executor
 
@@ -216,16 +228,27 @@ _pool_lock = threading.Lock()
 
 
 def worker_pool() -> ThinkingPool | None:
-    """This worker process's pool, started on first use (None when ``BOT_POOL_SIZE`` is 0)."""
+    """This worker process's pool, started on first use (None when ``BOT_POOL_SIZE`` is 0, or
+    when this worker leaves the thinking to others: ``WORKER_THINKS`` off)."""
     global _pool
     from django.conf import settings
 
-    if settings.BOT_POOL_SIZE <= 0:
+    if settings.BOT_POOL_SIZE <= 0 or not settings.WORKER_THINKS:
         return None
     with _pool_lock:
         if _pool is None:
-            _pool = ThinkingPool(settings.BOT_POOL_SIZE, settings.BOT_POOL_NICE)
+            _pool = ThinkingPool(settings.BOT_POOL_SIZE, settings.BOT_POOL_NICE, pool_cores())
         return _pool
+
+
+def pool_cores() -> set[int] | None:
+    """The cores ``BOT_POOL_CPUS`` keeps the pool to (None: every core); a list this worker
+    cannot use stops it, saying why (``cpus.cores_named``)."""
+    from django.conf import settings
+
+    from pdc_site.cpus import cores_named
+
+    return cores_named("BOT_POOL_CPUS", settings.BOT_POOL_CPUS)
 
 
 def close_worker_pool() -> None:

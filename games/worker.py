@@ -143,7 +143,7 @@ def play_thinking_turns(wait: float = 0) -> int:
     from . import thinking
 
     pool = thinking.worker_pool()
-    if pool is None:  # no pool: ``play_expired_turns`` plays them, one move per job
+    if pool is None:  # ``play_expired_turns`` plays them, one move per job, or another worker
         return 0
     done = sum(_play_thought(turn, thought) for turn, thought in pool.finished(wait))
     for match_id in _due_thinking_tables(THINKING_BATCH):

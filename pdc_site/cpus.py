@@ -1,6 +1,7 @@
 """The cores a daphne process of the site runs on: ``SERVE_CPUS`` (``0``, ``1,3``, ``0-1``), read by
 ``python -m pdc_site.serve`` before daphne starts any thread, so that every thread of the process
-(the event loop's, the requests') keeps to them.
+(the event loop's, the requests') keeps to them. The worker reads its thinking pool's cores,
+``BOT_POOL_CPUS``, with the same ``cores_named``.
 
 Why: on these two-core machines two floating daphnes kept the cores busy only 171–177% of their
 200% with moves queued in both; pinned one to a core, the same run kept them 199% busy and carried
@@ -32,24 +33,32 @@ def parse(text: str) -> set[int]:
     return cores
 
 
-def pin_from_environment() -> set[int] | None:
-    """Keep this process, and every thread it starts from now on, to the cores ``SERVE_CPUS``
-    names; None when it names none. A list that cannot be read, or that names a core this
-    process may not use, stops the server before it serves."""
-    text = os.environ.get(ENV, "").strip()
+def cores_named(name: str, text: str) -> set[int] | None:
+    """The cores ``text``, the value of the setting ``name``, lists; None when it lists none. A
+    list that cannot be read, or that names a core this process may not use, stops the process
+    (``SystemExit``, saying which setting and why) before it serves or thinks."""
+    text = text.strip()
     if not text:
         return None
     try:
         cores = parse(text)
     except ValueError as error:
-        raise SystemExit(f"{ENV} must list cores as 0, 1,3 or 0-1 ({error})") from None
+        raise SystemExit(f"{name} must list cores as 0, 1,3 or 0-1 ({error})") from None
     allowed = os.sched_getaffinity(0)
     if not cores <= allowed:
         refused = sorted(cores - allowed)
         shown = ", ".join(map(str, refused[:8])) + (", …" if len(refused) > 8 else "")
         raise SystemExit(
-            f"{ENV} names cores this process may not use: {shown} "
+            f"{name} names cores this process may not use: {shown} "
             f"(it may use {', '.join(map(str, sorted(allowed)))})"
         )
-    os.sched_setaffinity(0, cores)
+    return cores
+
+
+def pin_from_environment() -> set[int] | None:
+    """Keep this process, and every thread it starts from now on, to the cores ``SERVE_CPUS``
+    names; None when it names none (``cores_named`` stops the server on a bad list)."""
+    cores = cores_named(ENV, os.environ.get(ENV, ""))
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
     return cores

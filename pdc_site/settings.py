@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -24,6 +25,16 @@ def env_flag(name: str, default: bool = False) -> bool:
     if value is None:
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def pool_priority(text: str) -> int | str:
+    """``BOT_POOL_NICE``: a ``nice`` from 0 to 19, or ``idle`` for Linux's idle class."""
+    value = text.strip().lower()
+    if value == "idle":
+        return value
+    if not value.isdigit() or int(value) > 19:
+        raise ImproperlyConfigured(f"BOT_POOL_NICE must be 0 to 19 or idle, not {text!r}")
+    return int(value)
 
 
 def local_secret_key() -> str:
@@ -314,6 +325,14 @@ ANALYSIS_ITERATIONS = None
 # many thoughts at once, however many tables wait for one, so that the worker's other jobs and the
 # site keep their share of the machine. 0: the worker thinks in its own job, one move per job.
 BOT_POOL_SIZE = int(os.environ.get("BOT_POOL_SIZE", "1"))
-# The pool's processes run at this lower CPU priority (``nice``): a search uses the CPU the site
-# leaves, never the other way round.
-BOT_POOL_NICE = int(os.environ.get("BOT_POOL_NICE", "10"))
+# The pool's processes run at this lower CPU priority (``nice``, 0-19), or in Linux's idle
+# scheduling class (``idle``): a search uses the CPU the site leaves, never the other way round.
+BOT_POOL_NICE = pool_priority(os.environ.get("BOT_POOL_NICE", "10"))
+# The cores the pool's processes keep to ("0", "1,3", "0-1"; every core when empty). On a
+# two-core machine with the daphne kept to core 0, ``BOT_POOL_CPUS=0`` and ``BOT_POOL_NICE=idle``
+# leave the other core to PostgreSQL and Redis (README, "Bots beside the tables").
+BOT_POOL_CPUS = os.environ.get("BOT_POOL_CPUS", "")
+# Whether this worker thinks for the level-3 bots and judges the analysis after the game (in its
+# pool, or in its own job with BOT_POOL_SIZE 0). Off, it leaves both to the workers that do, for
+# instance on a machine of their own (README, "Bots beside the tables").
+WORKER_THINKS = env_flag("WORKER_THINKS", default=True)

@@ -6,10 +6,11 @@ import os
 import signal
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from games.thinking import close_worker_pool
+from games.thinking import close_worker_pool, pool_cores
 from games.worker import run_due_jobs
 
 
@@ -26,6 +27,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: object, **options: object) -> None:
+        pool_cores()  # a list of cores the pool could not keep to stops the worker here
         if options["once"]:
             run_due_jobs()
             return
@@ -33,6 +35,11 @@ class Command(BaseCommand):
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stopping.append(True))
         self.stdout.write(f"worker started (pid {os.getpid()})")
+        if not settings.WORKER_THINKS:
+            self.stdout.write(
+                "WORKER_THINKS=0: the level-3 bots' moves and the analysis after the game are "
+                "left to workers that think"
+            )
         while not stopping:
             close_old_connections()
             started = time.monotonic()
