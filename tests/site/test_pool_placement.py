@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from games import thinking, worker
 
+from .test_collector import what_a_server_process_reports
 from .test_thinking_pool import THOUGHT_WAIT, table_of_thinking_bots
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
 ALLOWED = sorted(os.sched_getaffinity(0))
 
 
@@ -65,23 +63,23 @@ def test_a_list_of_cores_the_pool_cannot_keep_to_stops_the_worker(settings, cpus
         call_command("worker", "--once")
 
 
-def nice_read_in_a_process(value: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BOT_POOL_NICE": value, "DJANGO_SETTINGS_MODULE": "pdc_site.settings"}
-    script = "from django.conf import settings; print(repr(settings.BOT_POOL_NICE))"
-    return subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+def nice_read_in_a_process(value: str) -> int | str:
+    """``BOT_POOL_NICE`` as a fresh process of the site reads it from ``value``."""
+    return what_a_server_process_reports(
+        "settings.BOT_POOL_NICE",
+        unset=("BOT_POOL_NICE",),
+        env={"BOT_POOL_NICE": value},
+        imports="from django.conf import settings",
     )
 
 
-@pytest.mark.parametrize(("value", "read"), [("idle", "'idle'"), (" 5 ", "5"), ("19", "19")])
+@pytest.mark.parametrize(("value", "read"), [("idle", "idle"), (" 5 ", 5), ("19", 19)])
 def test_bot_pool_nice_is_a_nice_or_idle(value, read):
-    done = nice_read_in_a_process(value)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == read
+    assert nice_read_in_a_process(value) == read
 
 
 @pytest.mark.parametrize("value", ["loud", "-1", "20"])
 def test_any_other_bot_pool_nice_is_refused(value):
-    done = nice_read_in_a_process(value)
-    assert done.returncode != 0
-    assert "BOT_POOL_NICE must be 0 to 19 or idle" in done.stderr
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        nice_read_in_a_process(value)
+    assert "BOT_POOL_NICE must be 0 to 19 or idle" in refused.value.stderr

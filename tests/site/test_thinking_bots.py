@@ -19,9 +19,11 @@ def bot_moves(match: Match) -> int:
     return match.moves.filter(by_bot=True).exclude(seat=CHANCE).count()
 
 
-def table_with_level3_bots(game: str, seats: int) -> tuple[Match, object]:
+def table_with_level3_bots(
+    game: str, seats: int, turn_seconds: int | None = None
+) -> tuple[Match, object]:
     host = make_user()
-    match = services.create_table(host, game, seats=seats)
+    match = services.create_table(host, game, seats=seats, turn_seconds=turn_seconds)
     for _ in range(seats - 1):
         match = services.add_bot(host, match.pk, 3)
     return Match.objects.get(pk=match.pk), host

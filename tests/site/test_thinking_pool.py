@@ -15,7 +15,8 @@ from games.engines import CHANCE, get_engine, search
 from games.engines import analysis as judge
 from games.models import Match, MatchAnalysis
 
-from .factories import make_user, play_to_the_end, started_table
+from .factories import play_to_the_end, started_table
+from .test_thinking_bots import table_with_level3_bots
 
 pytestmark = pytest.mark.django_db
 #: Generous: a pool process starts a fresh interpreter, on a machine shared with others.
@@ -44,10 +45,7 @@ def bot_moves(match: Match) -> int:
 
 def table_of_thinking_bots(game: str = "cafe-fatal") -> Match:
     """A person who resigned at once (a level-1 bot plays on for them) and two level-3 bots."""
-    host = make_user()
-    match = services.create_table(host, game, seats=3)
-    for _ in range(2):
-        match = services.add_bot(host, match.pk, 3)
+    match, host = table_with_level3_bots(game, 3)
     services.resign(host, match.pk)
     return Match.objects.get(pk=match.pk)
 

@@ -10,12 +10,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import analysis, services, thinking, worker
-from games.engines import CHANCE, get_engine
+from games import analysis, thinking, worker
+from games.engines import get_engine
 from games.models import Match, MatchAnalysis
 
-from .factories import make_user, play_to_the_end, started_table
+from .factories import play_to_the_end, started_table
 from .test_collector import what_a_server_process_reports
+from .test_thinking_bots import table_with_level3_bots
+from .test_thinking_pool import bot_moves, table_of_thinking_bots, thinking_due
 
 pytestmark = pytest.mark.django_db
 
@@ -35,51 +37,24 @@ def a_worker(settings):
     thinking.close_worker_pool()
 
 
-def thinking_bot_moves(match: Match) -> int:
-    seats = list(match.seats.filter(user__isnull=True, bot_level=3).values_list("index", flat=True))
-    return match.moves.filter(seat__in=seats).count()
-
-
-def a_person_and_two_thinking_bots(turn_seconds: int | None = None) -> tuple[Match, object]:
-    host = make_user()
-    match = services.create_table(host, "cafe-fatal", seats=3, turn_seconds=turn_seconds)
-    for _ in range(2):
-        match = services.add_bot(host, match.pk, 3)
-    return Match.objects.get(pk=match.pk), host
-
-
-def a_thinking_bot_is_to_move(match: Match) -> bool:
-    seats = {s.index: s for s in match.seats.all()}
-    to_move = get_engine(match.game).to_move(match.state)
-    return match.is_playing and any(i != CHANCE and seats[i].bot_level == 3 for i in to_move)
-
-
-def a_table_where_a_thinking_bot_is_due() -> Match:
-    """A person who resigned at once (a level-1 bot plays on for them) and two level-3 bots."""
-    match, host = a_person_and_two_thinking_bots()
-    services.resign(host, match.pk)
-    match = Match.objects.get(pk=match.pk)
-    assert a_thinking_bot_is_to_move(match) and match.deadline <= timezone.now()
-    return match
-
-
 @pytest.mark.parametrize("pool", [0, 1], ids=["without a pool", "with a pool"])
 def test_a_worker_that_does_not_think_leaves_a_thinking_bot_s_turn_to_one_that_does(a_worker, pool):
-    match = a_table_where_a_thinking_bot_is_due()
+    match = table_of_thinking_bots()
+    assert thinking_due(match) and match.deadline <= timezone.now()
     a_worker(think=False, pool=pool)
     for _ in range(3):
         worker.run_due_jobs()
     assert thinking.worker_pool() is None  # no search process started on this machine
     left = Match.objects.get(pk=match.pk)
-    assert thinking_bot_moves(left) == 0 and left.version == match.version
+    assert bot_moves(left) == 0 and left.version == match.version
     assert left.deadline <= timezone.now()  # still due: not claimed, not pushed back
     a_worker(think=True, pool=0)
     assert worker.play_expired_turns() == 1
-    assert thinking_bot_moves(Match.objects.get(pk=match.pk)) == 1
+    assert bot_moves(Match.objects.get(pk=match.pk)) == 1
 
 
 def test_a_worker_that_does_not_think_still_plays_a_person_s_timeout(a_worker):
-    match, host = a_person_and_two_thinking_bots(turn_seconds=30)
+    match, host = table_with_level3_bots("cafe-fatal", 3, turn_seconds=30)
     engine = get_engine(match.game)
     host_seat = match.seats.get(user=host).index
     a_worker(think=True, pool=0)  # the bots move first where they sit first
