@@ -767,6 +767,18 @@ def level3_progress(match_ids: list[int]) -> tuple[int, list[int]]:
     return moves, playing
 
 
+def thought_per_bot_move(without: Phase, beside: Phase, bot_moves: int) -> float | None:
+    """The CPU a level-3 bot got for each of its moves beside the measured tables: what the worker
+    (with its thinking pool) spent in the phase beside the bots, less what it spends on the
+    measured tables alone (the phase without them, scaled to the same length), over the bots'
+    moves. A search's budget is wall time, so this is how much of it the tables left to the bot;
+    None when the bots made no move."""
+    if bot_moves <= 0 or without.seconds <= 0:
+        return None
+    alone = without.cpu.get("worker", 0.0) * beside.seconds / without.seconds
+    return max(0.0, beside.cpu.get("worker", 0.0) - alone) / bot_moves
+
+
 class Level3Tables:
     """``--level3-tables N``: N tables of three level-3 bots, each watched by three sockets (of
     its host, now a spectator), kept at N while the phase runs (a finished one is replaced)."""
@@ -1900,6 +1912,15 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
             a, b = without.percentile(p), beside.percentile(p)
             if a and b:
                 print(f"measured tables p{p}: {ms(a)} without, {ms(b)} beside them ({b / a:.2f}×)")
+        thought = thought_per_bot_move(
+            named["site"], named["site + level 3"], LEVEL3_FIGURES.get("moves", 0)
+        )
+        if thought is not None:
+            budget = float(site.env.get("BOT_LEVEL3_BUDGET", "1.0"))
+            print(
+                f"the bots' thinking: {thought:.2f} s of CPU a bot move beside the tables, of "
+                f"{budget:g} s of wall time allowed ({100 * thought / budget:.0f}% of a core)"
+            )
     if IDLE_FIGURES:
         f = IDLE_FIGURES
         print(
