@@ -5,7 +5,8 @@ the game number and every game has its own seed, so each pairing plays the same 
 pairing: the hero's outright wins with a 95% Wilson interval, its ties for first, its mean margin
 over the best other seat, and the time the hero's bot took per move (median and max).
 
-Level 3 thinks for ``--budget`` seconds per move (the site's default is 1 s). A full run at that
+Level 3 thinks for ``--budget`` seconds of one core's CPU per move, as on the site (default 1 s;
+a move still stops at ``search.WALL_CAP`` times that in wall time). A full run at that
 budget takes hours; ``--budget 0.1 --games 40`` takes minutes and says so in its heading. With
 ``--iterations K`` level 3 thinks K playouts a move whatever the machine's load (its rows say so),
 and under the table each game's line says what share of one CPU second K playouts are there, from
@@ -138,7 +139,7 @@ def row(slug: str, n: int, p: Pairing, iterations: int | None = None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
-    parser.add_argument("--budget", type=float, default=1.0, help="level-3 seconds per move")
+    parser.add_argument("--budget", type=float, default=1.0, help="level-3 seconds of CPU per move")
     parser.add_argument(
         "--iterations", type=int, help="level 3 thinks this many worlds per move, not a time"
     )
@@ -150,7 +151,7 @@ def main() -> None:
     parser.add_argument("--levels", default="0,1,2,3", help="levels to pair (0 is random)")
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
-    thinking = f"{args.iterations:,} playouts" if args.iterations else f"{args.budget:g} s"
+    thinking = f"{args.iterations:,} playouts" if args.iterations else f"{args.budget:g} s of CPU"
     print(
         f"# bots: {args.games} games per pairing, level 3 budget {thinking} per move, "
         "hero's seat rotated; wins are outright (ties for first apart)\n"
@@ -158,7 +159,7 @@ def main() -> None:
     print("| table | pairing | games | hero wins [95%] | tied first | margin | ms/move med / max |")
     print("|---|---|---|---|---|---|---|")
     notes = []
-    with budget(seconds=args.budget, iterations=args.iterations):
+    with budget(seconds=args.budget, iterations=args.iterations, on_cpu=True):
         for slug, n in TABLES:
             if (args.game and slug not in args.game) or (args.players and n != args.players):
                 continue

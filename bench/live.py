@@ -1917,9 +1917,11 @@ def report(args: argparse.Namespace, phases: list[Phase], site: LiveSite, peak: 
         )
         if thought is not None:
             budget = float(site.env.get("BOT_LEVEL3_BUDGET", "1.0"))
+            every = named["site + level 3"].seconds / LEVEL3_FIGURES["moves"]
             print(
-                f"the bots' thinking: {thought:.2f} s of CPU a bot move beside the tables, of "
-                f"{budget:g} s of wall time allowed ({100 * thought / budget:.0f}% of a core)"
+                f"the bots' thinking: {thought:.2f} s of CPU a bot move beside the tables, "
+                f"against a budget of {budget:g} s ({100 * thought / budget:.0f}%); a bot move "
+                f"every {every:.1f} s of the phase"
             )
     if IDLE_FIGURES:
         f = IDLE_FIGURES

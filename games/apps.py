@@ -12,5 +12,5 @@ class GamesConfig(AppConfig):
         from . import worker  # noqa: F401
         from .engines import search
 
-        # How long a level-3 bot thinks about a move (seconds of wall time).
-        search.set_default_budget(search.Budget(seconds=settings.BOT_LEVEL3_BUDGET))
+        # How long a level-3 bot thinks about a move: seconds of its thread's CPU, one core's.
+        search.set_default_budget(search.Budget(seconds=settings.BOT_LEVEL3_BUDGET, on_cpu=True))

@@ -308,8 +308,9 @@ LOGOUT_REDIRECT_URL = "games:home"
 # them without, which is all it needs (its searches read the rows anyway).
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
-# How long a level-3 bot thinks about one move, in seconds of wall time (issue 13). Level-3 turns
-# are played by the worker, never inside a person's request.
+# How long a level-3 bot thinks about one move, in seconds of its own CPU on one core (issue 13);
+# a busy machine makes the thought longer, up to search.WALL_CAP times this in wall time, rather
+# than weaker. Level-3 turns are played by the worker, never inside a person's request.
 BOT_LEVEL3_BUDGET = float(os.environ.get("BOT_LEVEL3_BUDGET", "1.0"))
 
 # The analysis after the game (issue 13): the worker compares every decision of a finished match

@@ -28,8 +28,14 @@ class FakeClock:
         return self.now
 
 
-def count_playouts(seconds: float, clock_step: float, monkeypatch) -> int:
+def count_playouts(
+    seconds: float, clock_step: float, monkeypatch, cpu_step: float | None = None
+) -> int:
+    """The playouts of a search of four candidates whose wall clock moves ``clock_step`` a
+    reading; with ``cpu_step``, its budget counts the thread's CPU, whose clock moves so."""
     monkeypatch.setattr(search.time, "perf_counter", FakeClock(clock_step))
+    if cpu_step is not None:
+        monkeypatch.setattr(search.time, "thread_time", FakeClock(cpu_step))
     playouts = []
 
     def rollout(state, seat, rng):
@@ -43,7 +49,7 @@ def count_playouts(seconds: float, clock_step: float, monkeypatch) -> int:
         0,
         rollout,
         random.Random(1),
-        search.Budget(seconds=seconds),
+        search.Budget(seconds=seconds, on_cpu=cpu_step is not None),
     )
     return len(playouts)
 
@@ -62,6 +68,21 @@ def test_the_weaker_half_drops_out_when_the_worlds_double(monkeypatch):
 
 def test_a_search_out_of_time_still_weighs_every_candidate_once(monkeypatch):
     assert count_playouts(0.001, 10.0, monkeypatch) == 4
+
+
+def test_a_search_on_cpu_time_thinks_longer_when_its_core_is_shared(monkeypatch):
+    # The wall clock moves 1/8 s a reading, the thread's CPU 3/32 s (it gets three quarters of
+    # its core). The CPU deadline is 3/32 + 1 = 35/32: readings 2 … 11 (3/16 … 33/32) let worlds
+    # 2 to 11 start, reading 12 (36/32) stops: 11 worlds, where a second of wall time gives 8.
+    assert count_playouts(1.0, 0.125, monkeypatch, cpu_step=3 / 32) == 11 * 4
+
+
+def test_a_search_on_cpu_time_stops_at_its_wall_cap_however_little_cpu_it_got(monkeypatch):
+    # A thread that gets a sixteenth of its core would need 16 s for its second of CPU; the wall
+    # deadline is 1/8 + WALL_CAP = 15/8, so readings 2 … 14 let worlds 2 to 14 start and reading
+    # 15 (15/8) stops: 14 worlds, the move well within twice its budget.
+    assert search.WALL_CAP == 1.75
+    assert count_playouts(1.0, 0.125, monkeypatch, cpu_step=1 / 128) == 14 * 4
 
 
 def test_an_iteration_budget_counts_playouts():

@@ -5,7 +5,9 @@ lose the turn."""
 
 from __future__ import annotations
 
+import contextvars
 import os
+import random
 import signal
 
 import pytest
@@ -56,6 +58,27 @@ def thinking_due(match: Match) -> bool:
     return match.is_playing and any(
         i != CHANCE and seats[i].bot_level == 3 for i in engine.to_move(match.state)
     )
+
+
+def test_the_sites_level3_bots_think_their_budget_in_cpu_time_of_one_core(settings):
+    # Outside the tests' fixed number of worlds: the budget the site set at start-up.
+    site_budget = contextvars.Context().run(search.current_budget)
+    assert site_budget == search.Budget(settings.BOT_LEVEL3_BUDGET, None, on_cpu=True)
+
+
+def test_a_pool_process_thinks_with_the_budget_it_was_handed(monkeypatch):
+    engine = get_engine("cafe-fatal")
+    seen = []
+
+    def bot_move(view, rng, level):
+        seen.append(search.current_budget())
+        return {"place": {"value": 1, "table": 0}}
+
+    monkeypatch.setattr(engine, "bot_move", bot_move)
+    handed = search.Budget(0.5, None, on_cpu=True)
+    thought = thinking.think("cafe-fatal", {}, random.Random(1), 3, handed)
+    assert seen == [handed]
+    assert thought.move == {"place": {"value": 1, "table": 0}}
 
 
 def test_with_a_pool_the_worker_s_timeout_job_never_thinks(pool_of):
