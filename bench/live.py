@@ -771,8 +771,8 @@ def thought_per_bot_move(without: Phase, beside: Phase, bot_moves: int) -> float
     """The CPU a level-3 bot got for each of its moves beside the measured tables: what the worker
     (with its thinking pool) spent in the phase beside the bots, less what it spends on the
     measured tables alone (the phase without them, scaled to the same length), over the bots'
-    moves. A search's budget is wall time, so this is how much of it the tables left to the bot;
-    None when the bots made no move."""
+    moves: how much of its budget, CPU time stretched up to ``search.WALL_CAP`` times in wall
+    time, the tables left to the bot. None when the bots made no move."""
     if bot_moves <= 0 or without.seconds <= 0:
         return None
     alone = without.cpu.get("worker", 0.0) * beside.seconds / without.seconds

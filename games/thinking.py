@@ -52,7 +52,7 @@ def think(
     game: str, view: dict[str, Any], rng: random.Random, level: int, budget: search.Budget
 ) -> Thought:
     """Runs in a pool process: the bot's move from its seat's view alone (pure, no database)."""
-    with search.budget(budget.seconds, budget.iterations, budget.on_cpu):
+    with search.thinking_for(budget):
         move = get_engine(game).bot_move(view, rng, level)
     return Thought(move, os.getpid())
 

@@ -121,7 +121,7 @@ def judge_decision(
     # The playouts end when the whole budget is spent, so a search that ran over eats into them.
     deadline = time.perf_counter() + chosen.seconds
     half = search.Budget(chosen.seconds / 2, chosen.iterations)
-    with search.budget(half.seconds, half.iterations):
+    with search.thinking_for(half):
         best = engine.bot_move(view, random.Random(rng.getrandbits(64)), analysis_level(engine))
     same = same_move(best, played)
     moves = [played] if same else [played, best]

@@ -67,7 +67,13 @@ def budget(
     seconds: float = 1.0, iterations: int | None = None, on_cpu: bool = False
 ) -> Iterator[Budget]:
     """Think with this budget inside the block: ``with budget(iterations=64): ...``."""
-    chosen = Budget(seconds, iterations, on_cpu)
+    with thinking_for(Budget(seconds, iterations, on_cpu)) as chosen:
+        yield chosen
+
+
+@contextlib.contextmanager
+def thinking_for(chosen: Budget) -> Iterator[Budget]:
+    """Think with ``chosen``, whole, inside the block (a budget handed over as it is)."""
     token = _BUDGET.set(chosen)
     try:
         yield chosen

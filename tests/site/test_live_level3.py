@@ -1,6 +1,6 @@
 """``bench/live.py --level3-tables``: how much CPU the level-3 bots got for each move beside the
-measured tables. A search's budget is wall time, so the tables' load shows as fewer seconds of
-thought, not as a later move."""
+measured tables. A search's budget is CPU time with a cap on the wall clock, so the tables' load
+shows as later moves, then past the cap as fewer seconds of thought."""
 
 from __future__ import annotations
 
